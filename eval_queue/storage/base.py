@@ -1,0 +1,79 @@
+"""The one storage interface both the UI and the worker use.
+
+A store is a flat namespace of files addressed by relative POSIX paths
+(``org/model_eval_request_….json``), exactly like a Hugging Face dataset repo.
+Two implementations: :mod:`eval_queue.storage.local` (a directory; the embedded
+default) and :mod:`eval_queue.storage.hub` (a dataset repo via ``huggingface_hub``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+# ``update`` hands the current bytes to the transform, which returns the new bytes.
+# A transform that decides not to change anything raises (e.g. InvalidTransitionError);
+# the exception propagates and nothing is written.
+Transform = Callable[[bytes], bytes]
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """Files in one repository.
+
+    Paths are relative, use ``/``, and never start with ``/`` or contain ``..``.
+    Every method raises :class:`~eval_queue.errors.StorageError` subclasses only.
+    """
+
+    def list(self, prefix: str = "") -> list[str]:
+        """Paths of all files under ``prefix`` (recursively), sorted."""
+        ...
+
+    def versions(self, prefix: str = "") -> dict[str, str]:
+        """``{path: version}`` for all files under ``prefix``.
+
+        The version is opaque (local: mtime and size; hub: the blob id) and changes
+        whenever the content does, so readers can re-parse only what changed.
+        """
+        ...
+
+    def read(self, path: str) -> bytes:
+        """Content of ``path``; raises ``NotFoundError`` if missing."""
+        ...
+
+    def write(self, path: str, data: bytes, *, message: str = "") -> None:
+        """Create or overwrite ``path`` atomically (readers never see a partial file)."""
+        ...
+
+    def create(self, path: str, data: bytes, *, message: str = "") -> None:
+        """Create ``path``; raises ``AlreadyExistsError`` if it exists. Atomic against racers."""
+        ...
+
+    def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
+        """Compare-and-swap: read, transform, write only if nobody changed it meanwhile.
+
+        Retries (re-reading) on a lost race with backoff, then raises ``ConflictError``.
+        Returns the bytes written.
+        """
+        ...
+
+    def delete(self, path: str, *, message: str = "") -> None:
+        """Remove ``path``; raises ``NotFoundError`` if missing."""
+        ...
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The repositories of one deployment.
+
+    ``requests`` is the queue repo; ``results`` holds results files
+    (``org/model/results_<ts>.json``); ``details`` holds per-sample outputs
+    (``org/model/<run>/<task>_<prompt>.jsonl``).  Locally these are
+    ``<data_dir>/requests``, ``<data_dir>/results`` and ``<data_dir>/details``;
+    on the hub ``details`` is the ``details/`` folder of the results repo.
+    """
+
+    requests: Storage
+    results: Storage
+    details: Storage
