@@ -1,0 +1,15 @@
+"""Test-wide environment: no network, no telemetry, nothing from the user's own setup."""
+
+from __future__ import annotations
+
+import os
+
+# Set before anything imports gradio or huggingface_hub.
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["TOKENIZERS_PARALLELISM"] = "false"
+os.environ.pop("HF_TOKEN", None)
+os.environ.pop("EVALITA_REQUESTS_REPO", None)
+os.environ.pop("EVALITA_RESULTS_REPO", None)
