@@ -1,0 +1,191 @@
+"""A store in a local directory, laid out exactly like the hub repository.
+
+Safe for several processes on one machine:
+
+* every write goes to a hidden temporary file in the target's folder, is flushed to
+  disk, and is then moved into place with ``os.replace`` — readers never see a
+  partial file and need no lock;
+* ``create`` publishes the temporary file with ``os.link``, which fails if the
+  target exists, so exactly one of several racing creators wins even without a lock;
+* ``write``, ``update`` and ``delete`` hold a per-path ``filelock`` so that an
+  update's read–transform–write cannot interleave with another writer.
+
+Lock files live in ``<root>/.locks/``; hidden entries are never listed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from eval_queue.errors import AlreadyExistsError, ConflictError, NotFoundError, StorageError
+from eval_queue.storage.base import Transform
+from eval_queue.storage.paths import check_path, check_prefix, is_hidden
+
+logger = logging.getLogger(__name__)
+
+LOCK_DIR = ".locks"
+
+
+class LocalStorage:
+    """:class:`~eval_queue.storage.base.Storage` over the directory ``root`` (created on demand)."""
+
+    def __init__(self, root: Path | str, *, lock_timeout_s: float = 30.0) -> None:
+        self.root = Path(root)
+        self.lock_timeout_s = lock_timeout_s
+
+    def __repr__(self) -> str:
+        return f"LocalStorage({str(self.root)!r})"
+
+    # -- reading -----------------------------------------------------------------
+
+    def list(self, prefix: str = "") -> list[str]:
+        return sorted(self.versions(prefix))
+
+    def versions(self, prefix: str = "") -> dict[str, str]:
+        prefix = check_prefix(prefix)
+        found: dict[str, str] = {}
+        for path, stat in self._walk(prefix):
+            # The inode changes on every os.replace, so two writes within one mtime tick
+            # still give different versions.
+            found[path] = f"{stat.st_mtime_ns:x}-{stat.st_size:x}-{stat.st_ino:x}"
+        return found
+
+    def read(self, path: str) -> bytes:
+        target = self._file(path)
+        try:
+            return target.read_bytes()
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise NotFoundError(f"{path}: no such file in {self.root}") from exc
+        except IsADirectoryError as exc:
+            raise NotFoundError(f"{path}: is a folder, not a file") from exc
+        except OSError as exc:
+            raise StorageError(f"{path}: cannot read ({exc.strerror})") from exc
+
+    # -- writing -----------------------------------------------------------------
+
+    def write(self, path: str, data: bytes, *, message: str = "") -> None:
+        target = self._file(path)
+        with self._locked(path):
+            self._replace(target, data)
+        logger.debug("wrote %s (%s)", path, message or "no message")
+
+    def create(self, path: str, data: bytes, *, message: str = "") -> None:
+        target = self._file(path)
+        tmp = self._temp_with(target, data)
+        try:
+            # link() refuses an existing target atomically: exactly one racer wins.
+            os.link(tmp, target)
+        except FileExistsError as exc:
+            raise AlreadyExistsError(f"{path}: already exists") from exc
+        except OSError as exc:
+            raise StorageError(f"{path}: cannot create ({exc.strerror})") from exc
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(target.parent)
+        logger.debug("created %s (%s)", path, message or "no message")
+
+    def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
+        target = self._file(path)
+        # Under the lock nobody else can write this path, so the compare-and-swap cannot
+        # lose a race; a transform that raises leaves the file untouched.
+        with self._locked(path):
+            current = self.read(path)
+            new = transform(current)
+            if new != current:
+                self._replace(target, new)
+        logger.debug("updated %s (%s)", path, message or "no message")
+        return new
+
+    def delete(self, path: str, *, message: str = "") -> None:
+        target = self._file(path)
+        with self._locked(path):
+            try:
+                target.unlink()
+            except FileNotFoundError as exc:
+                raise NotFoundError(f"{path}: no such file in {self.root}") from exc
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot delete ({exc.strerror})") from exc
+        logger.debug("deleted %s (%s)", path, message or "no message")
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _file(self, path: str) -> Path:
+        return self.root / check_path(path)
+
+    def _walk(self, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
+        # Start at the deepest folder the prefix names so a narrow listing stays cheap.
+        folder = prefix.rpartition("/")[0]
+        start = self.root / folder if folder else self.root
+        if not start.is_dir():
+            return
+        for dirpath, dirnames, filenames in os.walk(start):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            for name in filenames:
+                full = Path(dirpath, name)
+                rel = full.relative_to(self.root).as_posix()
+                if is_hidden(rel) or not rel.startswith(prefix):
+                    continue
+                with contextlib.suppress(FileNotFoundError):  # deleted while we walked
+                    yield rel, full.stat()
+
+    @contextlib.contextmanager
+    def _locked(self, path: str) -> Iterator[None]:
+        lock_dir = self.root / LOCK_DIR
+        digest = hashlib.sha1(path.encode()).hexdigest()[:20]
+        try:
+            lock_dir.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(lock_dir / f"{digest}.lock", timeout=self.lock_timeout_s)
+            lock.acquire()
+        except Timeout as exc:
+            raise ConflictError(f"{path}: still locked by another process after {self.lock_timeout_s:g}s") from exc
+        except OSError as exc:
+            raise StorageError(f"{path}: cannot lock ({exc.strerror})") from exc
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _temp_with(self, target: Path, data: bytes) -> Path:
+        """A hidden, fully written and synced temporary file beside ``target``."""
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        except OSError as exc:
+            raise StorageError(f"cannot write in {target.parent} ({exc.strerror})") from exc
+        tmp = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StorageError(f"cannot write {target.name} ({exc.strerror})") from exc
+        return tmp
+
+    def _replace(self, target: Path, data: bytes) -> None:
+        tmp = self._temp_with(target, data)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StorageError(f"cannot replace {target.name} ({exc.strerror})") from exc
+        _fsync_dir(target.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Persist a rename/link: without it a power cut can lose a request just "written"."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

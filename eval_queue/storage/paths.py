@@ -1,0 +1,37 @@
+"""Path rules shared by both storage backends.
+
+Store paths are relative POSIX paths, like paths inside a Hugging Face repo.  Both
+backends hide "dot" entries (``.gitattributes`` on the hub; lock and temporary files
+locally) so that a listing means the same thing whatever the backend.
+"""
+
+from __future__ import annotations
+
+from eval_queue.errors import StorageError
+
+
+def check_path(path: str) -> str:
+    """Return ``path`` if it is a safe relative store path, else raise ``StorageError``.
+
+    Refusing ``..``, absolute paths and empty parts keeps a crafted request id from
+    reaching outside the store (the CLI passes user-typed ids through here).
+    """
+    if not path or path.startswith("/") or "\\" in path:
+        raise StorageError(f"invalid store path {path!r}: must be relative and use '/'")
+    parts = path.split("/")
+    if any(part in {"", ".", ".."} for part in parts):
+        raise StorageError(f"invalid store path {path!r}: empty, '.' or '..' component")
+    return path
+
+
+def check_prefix(prefix: str) -> str:
+    """A listing prefix: ``""`` (everything) or a folder/partial path, normalised without a leading ``/``."""
+    prefix = prefix.lstrip("/")
+    if prefix and ".." in prefix.split("/"):
+        raise StorageError(f"invalid store prefix {prefix!r}")
+    return prefix
+
+
+def is_hidden(path: str) -> bool:
+    """True for paths with a component starting with ``.`` (never part of a listing)."""
+    return any(part.startswith(".") for part in path.split("/"))
