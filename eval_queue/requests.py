@@ -54,8 +54,22 @@ def utc_now() -> datetime:
 
 
 def isoformat(moment: datetime) -> str:
-    """UTC ISO-8601 with a ``Z`` suffix, second precision (what request files store)."""
+    """UTC ISO-8601 with a ``Z`` suffix, second precision (``submitted_time``, history)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def isoformat_ms(moment: datetime) -> str:
+    """UTC ISO-8601 with a ``Z`` suffix and milliseconds (``lease_expires``).
+
+    Leases can be a few seconds long; rounding them to the second would shorten them.
+    """
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_time(text: str) -> datetime:
+    """Inverse of :func:`isoformat` / :func:`isoformat_ms`; a naive time is taken as UTC."""
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class EvalRequest(BaseModel):
@@ -77,11 +91,23 @@ class EvalRequest(BaseModel):
     status: Status = Status.PENDING
     claimed_by: str | None = None
     lease_expires: str | None = None
-    attempts: int = 0
+    # Runs lost to an expired lease (the worker died or hung).  ``release`` (a clean
+    # hand-back) and ``fail`` (a readable failure) leave it unchanged; ``requeue`` resets it.
+    attempts: int = Field(default=0, ge=0)
     error: str | None = None
     results_path: str | None = None
     # Free-form trail of status changes: [{"time":…, "status":…, "by":…, "note":…}]
     history: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("submitted_time", "lease_expires")
+    @classmethod
+    def _is_iso_time(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_time(value)
+            except ValueError as exc:
+                raise ValueError(f"not an ISO-8601 time: {value!r}") from exc
+        return value
 
     @field_validator("num_fewshot")
     @classmethod
@@ -96,6 +122,14 @@ class EvalRequest(BaseModel):
         return request_path(self.model, self.revision, self.precision, self.num_fewshot).removesuffix(
             ".json"
         )
+
+    @property
+    def lease_expires_at(self) -> datetime | None:
+        return None if self.lease_expires is None else parse_time(self.lease_expires)
+
+    @property
+    def submitted_at(self) -> datetime:
+        return parse_time(self.submitted_time)
 
     @property
     def path(self) -> str:

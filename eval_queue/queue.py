@@ -1,0 +1,365 @@
+"""Queue operations: add, list, claim with a lease, heartbeat, finish, fail, cancel, requeue.
+
+Every status change is one :meth:`Storage.update` (compare-and-swap) whose transform
+re-checks the precondition on the bytes it is handed, so two workers can never both
+claim a request, and a worker whose lease was taken over can no longer finish it.
+
+Life cycle::
+
+    PENDING ──claim──> RUNNING ──finish──> FINISHED
+       ^                 │ ├────fail────> FAILED    (always with ``error``)
+       │   release /     │ └─lease expired max_attempts times──> FAILED
+       └── lease expired ┘
+    PENDING | RUNNING ──cancel──> CANCELLED
+    FINISHED | FAILED | CANCELLED ──requeue──> PENDING (attempts reset)
+
+``attempts`` counts runs lost to an expired lease (the worker died, was killed or
+hung without renewing).  It is incremented when such a lease is reaped; when it
+reaches ``max_attempts`` the request becomes FAILED with a readable reason instead
+of going back to PENDING.  A clean ``release`` (the worker is stopping) and an
+explicit ``fail`` do not count.
+
+Fair order (:func:`fair_order`): a request's rank is the number of requests of the
+same submitter that are RUNNING or older and still PENDING; the lowest rank goes
+first, then the oldest ``submitted_time``, then the request id.  That is round-robin
+over submitters by their oldest pending request, so someone who queued fifty models
+cannot starve someone who queued one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from eval_queue.errors import (
+    ConflictError,
+    InvalidTransitionError,
+    LeaseLostError,
+    MalformedFileError,
+    NotFoundError,
+)
+from eval_queue.requests import (
+    EvalRequest,
+    Status,
+    isoformat,
+    isoformat_ms,
+    parse_request_path,
+    utc_now,
+)
+from eval_queue.storage.base import Storage
+
+logger = logging.getLogger(__name__)
+
+# Keeps a request that is requeued again and again from growing without bound.
+HISTORY_LIMIT = 50
+# Files a hub dataset repo commonly carries beside the requests; not problems.
+IGNORED_FILES = frozenset({"README.md"})
+
+Change = Callable[[EvalRequest], EvalRequest]
+
+
+@dataclass(frozen=True)
+class QueueListing:
+    """Every readable request, plus one error per file that could not be read as one."""
+
+    requests: list[EvalRequest] = field(default_factory=list)
+    problems: list[MalformedFileError] = field(default_factory=list)
+
+    def with_status(self, *statuses: Status) -> list[EvalRequest]:
+        return [r for r in self.requests if r.status in statuses]
+
+
+def fair_order(requests: Iterable[EvalRequest]) -> list[EvalRequest]:
+    """The PENDING requests in the order workers take them (rule in the module docstring)."""
+    requests = list(requests)
+    busy = Counter(_submitter(r) for r in requests if r.status is Status.RUNNING)
+    pending = sorted(
+        (r for r in requests if r.status is Status.PENDING), key=lambda r: (r.submitted_at, r.request_id)
+    )
+    ranked: list[tuple[int, datetime, str, EvalRequest]] = []
+    for request in pending:
+        who = _submitter(request)
+        ranked.append((busy[who], request.submitted_at, request.request_id, request))
+        busy[who] += 1
+    ranked.sort(key=lambda item: item[:3])
+    return [item[3] for item in ranked]
+
+
+def _submitter(request: EvalRequest) -> str:
+    return request.submitted_by.strip().casefold()
+
+
+def path_of(request_id: str) -> str:
+    """The store path of a request id (the id is the path without ``.json``)."""
+    return request_id if request_id.endswith(".json") else f"{request_id}.json"
+
+
+class RequestQueue:
+    """The evaluation queue over a requests store.  Safe to use from many processes."""
+
+    def __init__(
+        self, storage: Storage, *, max_attempts: int = 3, clock: Callable[[], datetime] = utc_now
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.storage = storage
+        self.max_attempts = max_attempts
+        self._clock = clock
+        # path -> (version, parsed request or its problem): re-parse only what changed.
+        self._parsed: dict[str, tuple[str, EvalRequest | MalformedFileError]] = {}
+
+    # -- reading -----------------------------------------------------------------
+
+    def listing(self) -> QueueListing:
+        """All requests, sorted by id; unreadable files are reported in ``problems`` and skipped."""
+        versions = self.storage.versions()
+        for gone in self._parsed.keys() - versions.keys():
+            del self._parsed[gone]
+        requests: list[EvalRequest] = []
+        problems: list[MalformedFileError] = []
+        for path, version in sorted(versions.items()):
+            if path in IGNORED_FILES:
+                continue
+            outcome = self._parsed_at(path, version)
+            if isinstance(outcome, EvalRequest):
+                requests.append(outcome)
+            elif outcome is not None:
+                problems.append(outcome)
+        return QueueListing(requests, problems)
+
+    def get(self, request_id: str) -> EvalRequest:
+        """The request with this id; ``NotFoundError`` or ``MalformedFileError`` otherwise."""
+        path = path_of(request_id)
+        return EvalRequest.from_json(self.storage.read(path), path)
+
+    # -- submitting --------------------------------------------------------------
+
+    def add(self, request: EvalRequest) -> EvalRequest:
+        """Store a new request; ``AlreadyExistsError`` if its file exists."""
+        self.storage.create(request.path, request.to_json(), message=f"Add {request.request_id}")
+        logger.info("queued %s", request.request_id)
+        return request
+
+    # -- worker side -------------------------------------------------------------
+
+    def claim_next(self, worker_id: str, lease_s: float) -> EvalRequest | None:
+        """Claim the first PENDING request in fair order, or ``None`` if there is none.
+
+        Expired leases are reaped first, so a request orphaned by a dead worker is
+        claimable again.  Losing a race for one candidate moves on to the next.
+        """
+        listing = self.listing()
+        reaped = {r.request_id: r for r in self._reap(listing.requests)}
+        current = [reaped.get(r.request_id, r) for r in listing.requests]
+        for candidate in fair_order(current):
+            try:
+                claimed = self._change(
+                    candidate.request_id, self._claim_change(worker_id, lease_s), f"Claim by {worker_id}"
+                )
+            except (InvalidTransitionError, ConflictError, NotFoundError, MalformedFileError) as exc:
+                logger.debug("could not claim %s: %s", candidate.request_id, exc)
+                continue
+            logger.info("%s claimed %s", worker_id, claimed.request_id)
+            return claimed
+        return None
+
+    def renew(self, request_id: str, worker_id: str, lease_s: float) -> EvalRequest:
+        """Heartbeat: extend the lease; ``LeaseLostError`` if the request is no longer ours."""
+
+        def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            # No history entry: a heartbeat every few seconds would bury the trail.
+            return request.model_copy(update={"lease_expires": self._lease_until(lease_s)})
+
+        return self._change(request_id, change, f"Renew lease of {worker_id}")
+
+    def finish(self, request_id: str, worker_id: str, results_path: str) -> EvalRequest:
+        def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            return self._moved(
+                request,
+                Status.FINISHED,
+                worker_id,
+                f"results in {results_path}",
+                results_path=results_path,
+                lease_expires=None,
+                error=None,
+            )
+
+        return self._change(request_id, change, f"Finish {request_id}")
+
+    def fail(self, request_id: str, worker_id: str, error: str) -> EvalRequest:
+        reason = error.strip() or f"the worker {worker_id} reported a failure without a reason"
+
+        def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            return self._moved(
+                request, Status.FAILED, worker_id, _first_line(reason), error=reason, lease_expires=None
+            )
+
+        return self._change(request_id, change, f"Fail {request_id}")
+
+    def release(self, request_id: str, worker_id: str, note: str) -> EvalRequest:
+        """Hand a running request back (e.g. on SIGTERM); ``attempts`` is unchanged."""
+
+        def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            return self._moved(
+                request, Status.PENDING, worker_id, note or "released", claimed_by=None, lease_expires=None
+            )
+
+        return self._change(request_id, change, f"Release {request_id}")
+
+    def reap_expired(self) -> list[EvalRequest]:
+        """Send RUNNING requests whose lease expired back to PENDING (or FAILED after
+        ``max_attempts``); returns the requests changed."""
+        return self._reap(self.listing().requests)
+
+    # -- maintainer side ---------------------------------------------------------
+
+    def cancel(self, request_id: str, *, by: str = "maintainer") -> EvalRequest:
+        """PENDING or RUNNING → CANCELLED (a running worker loses its lease)."""
+
+        def change(request: EvalRequest) -> EvalRequest:
+            if request.status not in (Status.PENDING, Status.RUNNING):
+                raise InvalidTransitionError(
+                    f"cannot cancel {request.request_id}: it is already {request.status.value}"
+                )
+            return self._moved(request, Status.CANCELLED, by, "cancelled", lease_expires=None)
+
+        return self._change(request_id, change, f"Cancel {request_id}")
+
+    def requeue(self, request_id: str, *, by: str = "maintainer") -> EvalRequest:
+        """FINISHED, FAILED or CANCELLED → PENDING with attempts and error cleared."""
+
+        def change(request: EvalRequest) -> EvalRequest:
+            if request.status in (Status.PENDING, Status.RUNNING):
+                raise InvalidTransitionError(
+                    f"cannot requeue {request.request_id}: it is {request.status.value}; "
+                    "only FINISHED, FAILED or CANCELLED requests can be requeued"
+                )
+            return self._moved(
+                request,
+                Status.PENDING,
+                by,
+                f"requeued (was {request.status.value})",
+                attempts=0,
+                error=None,
+                claimed_by=None,
+                lease_expires=None,
+                results_path=None,
+            )
+
+        return self._change(request_id, change, f"Requeue {request_id}")
+
+    # -- internals ---------------------------------------------------------------
+
+    def _parsed_at(self, path: str, version: str) -> EvalRequest | MalformedFileError | None:
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        outcome = self._load(path)
+        if outcome is None:  # deleted between listing and reading
+            return None
+        if isinstance(outcome, MalformedFileError):
+            logger.warning("skipping malformed request file %s", outcome)
+        self._parsed[path] = (version, outcome)
+        return outcome
+
+    def _load(self, path: str) -> EvalRequest | MalformedFileError | None:
+        try:
+            parse_request_path(path)
+            return EvalRequest.from_json(self.storage.read(path), path)
+        except MalformedFileError as exc:
+            return exc
+        except NotFoundError:
+            return None
+
+    def _change(self, request_id: str, change: Change, message: str) -> EvalRequest:
+        """Apply ``change`` to the stored request as one compare-and-swap."""
+        path = path_of(request_id)
+
+        def transform(data: bytes) -> bytes:
+            return change(EvalRequest.from_json(data, path)).to_json()
+
+        return EvalRequest.from_json(self.storage.update(path, transform, message=message), path)
+
+    def _claim_change(self, worker_id: str, lease_s: float) -> Change:
+        def change(request: EvalRequest) -> EvalRequest:
+            if request.status is not Status.PENDING:
+                raise InvalidTransitionError(f"{request.request_id} is {request.status.value}, not PENDING")
+            return self._moved(
+                request,
+                Status.RUNNING,
+                worker_id,
+                "claimed",
+                claimed_by=worker_id,
+                lease_expires=self._lease_until(lease_s),
+                error=None,
+            )
+
+        return change
+
+    def _reap(self, requests: Iterable[EvalRequest]) -> list[EvalRequest]:
+        reaped: list[EvalRequest] = []
+        for request in requests:
+            if request.status is Status.RUNNING and self._expired(request):
+                try:
+                    reaped.append(self._change(request.request_id, self._expire_change, "Lease expired"))
+                except (InvalidTransitionError, ConflictError, NotFoundError, MalformedFileError) as exc:
+                    logger.debug("not reaping %s: %s", request.request_id, exc)
+        for request in reaped:
+            logger.warning("lease expired on %s: now %s", request.request_id, request.status.value)
+        return reaped
+
+    def _expire_change(self, request: EvalRequest) -> EvalRequest:
+        # Re-checked on the fresh bytes: the worker may have renewed or finished meanwhile.
+        if request.status is not Status.RUNNING or not self._expired(request):
+            raise InvalidTransitionError(f"{request.request_id}: lease no longer expired")
+        attempts = request.attempts + 1
+        lost = (
+            f"lease of worker {request.claimed_by} expired at {request.lease_expires} "
+            "(the worker stopped renewing it: crashed, killed or hung)"
+        )
+        if attempts >= self.max_attempts:
+            error = (
+                f"gave up after {attempts} attempts that each ended with an expired lease; last: {lost}. "
+                "The run probably crashes the worker (e.g. out of memory); check the worker's log, "
+                "then requeue."
+            )
+            return self._moved(request, Status.FAILED, "queue", lost, attempts=attempts, error=error, lease_expires=None)
+        return self._moved(
+            request, Status.PENDING, "queue", lost, attempts=attempts, claimed_by=None, lease_expires=None
+        )
+
+    def _expired(self, request: EvalRequest) -> bool:
+        expires = request.lease_expires_at
+        return expires is None or expires <= self._clock()
+
+    def _lease_until(self, lease_s: float) -> str:
+        if lease_s <= 0:
+            raise ValueError("lease_s must be positive")
+        return isoformat_ms(self._clock() + timedelta(seconds=lease_s))
+
+    def _moved(self, request: EvalRequest, status: Status, by: str, note: str, **fields: Any) -> EvalRequest:
+        """A copy of ``request`` in ``status`` with ``fields`` changed and a history entry."""
+        entry = {"time": isoformat(self._clock()), "status": status.value, "by": by, "note": note}
+        history = [*request.history, entry][-HISTORY_LIMIT:]
+        return request.model_copy(update={**fields, "status": status, "history": history})
+
+
+def _check_holder(request: EvalRequest, worker_id: str) -> None:
+    if request.status is not Status.RUNNING or request.claimed_by != worker_id:
+        holder = f", claimed by {request.claimed_by}" if request.claimed_by else ""
+        raise LeaseLostError(
+            f"{request.request_id} is no longer held by {worker_id} (it is {request.status.value}{holder})"
+        )
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
