@@ -12,6 +12,10 @@ class EvalitaError(Exception):
     """Base class of every error this project raises on purpose."""
 
 
+class ConfigurationError(EvalitaError):
+    """A setting (environment variable) has a value the project cannot use."""
+
+
 class StorageError(EvalitaError):
     """The store could not be read or written (I/O, hub, permissions)."""
 

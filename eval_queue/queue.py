@@ -331,7 +331,9 @@ class RequestQueue:
                 "The run probably crashes the worker (e.g. out of memory); check the worker's log, "
                 "then requeue."
             )
-            return self._moved(request, Status.FAILED, "queue", lost, attempts=attempts, error=error, lease_expires=None)
+            return self._moved(
+                request, Status.FAILED, "queue", lost, attempts=attempts, error=error, lease_expires=None
+            )
         return self._moved(
             request, Status.PENDING, "queue", lost, attempts=attempts, claimed_by=None, lease_expires=None
         )

@@ -119,9 +119,7 @@ class EvalRequest(BaseModel):
     @property
     def request_id(self) -> str:
         """Stable id: the request's path in the requests repo without ``.json``."""
-        return request_path(self.model, self.revision, self.precision, self.num_fewshot).removesuffix(
-            ".json"
-        )
+        return request_path(self.model, self.revision, self.precision, self.num_fewshot).removesuffix(".json")
 
     @property
     def lease_expires_at(self) -> datetime | None:
@@ -136,7 +134,9 @@ class EvalRequest(BaseModel):
         return request_path(self.model, self.revision, self.precision, self.num_fewshot)
 
     def to_json(self) -> bytes:
-        return (json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n").encode()
+        return (
+            json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n"
+        ).encode()
 
     @classmethod
     def from_json(cls, data: bytes, path: str) -> EvalRequest:
@@ -189,5 +189,7 @@ def parse_request_path(path: str) -> dict[str, str]:
     """
     match = _PATH_RE.match(path)
     if not match:
-        raise MalformedFileError(path, "not named like a request file (<org>/<model>_eval_request_<rev>_<precision>_<k>shot.json)")
+        raise MalformedFileError(
+            path, "not named like a request file (<org>/<model>_eval_request_<rev>_<precision>_<k>shot.json)"
+        )
     return match.groupdict()

@@ -10,6 +10,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from eval_queue.errors import ConfigurationError
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,11 @@ class Settings:
     hf_token: str | None = field(default=None, repr=False)
     # Maintainer switch: allow models whose code runs at load time.
     allow_remote_code: bool = False
+    # Hub address for the hub backend and the model resolver (None: huggingface_hub's default).
+    hf_endpoint: str | None = None
+    # At most ``submission_limit`` requests per submitter in any ``submission_period_s`` window.
+    submission_limit: int = 10
+    submission_period_s: float = 7 * 24 * 3600.0
 
     @property
     def use_hub(self) -> bool:
@@ -40,4 +48,21 @@ class Settings:
             results_repo=env.get("EVALITA_RESULTS_REPO") or None,
             hf_token=env.get("HF_TOKEN") or None,
             allow_remote_code=env.get("EVALITA_ALLOW_REMOTE_CODE", "").lower() in {"1", "true", "yes"},
+            hf_endpoint=env.get("HF_ENDPOINT") or None,
+            submission_limit=_number(env, "EVALITA_SUBMISSION_LIMIT", int, cls.submission_limit),
+            submission_period_s=_number(env, "EVALITA_SUBMISSION_PERIOD_S", float, cls.submission_period_s),
         )
+
+
+def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], default: float) -> Any:
+    """A numeric variable; a value that is not a number stops the entry point with a clear message."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigurationError(f"{name} must be positive, got {raw!r}")
+    return value

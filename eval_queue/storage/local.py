@@ -145,7 +145,9 @@ class LocalStorage:
             lock = FileLock(lock_dir / f"{digest}.lock", timeout=self.lock_timeout_s)
             lock.acquire()
         except Timeout as exc:
-            raise ConflictError(f"{path}: still locked by another process after {self.lock_timeout_s:g}s") from exc
+            raise ConflictError(
+                f"{path}: still locked by another process after {self.lock_timeout_s:g}s"
+            ) from exc
         except OSError as exc:
             raise StorageError(f"{path}: cannot lock ({exc.strerror})") from exc
         try:

@@ -1,0 +1,377 @@
+"""A store in a Hugging Face dataset repo, through the real ``huggingface_hub`` client.
+
+Correctness: every write is one ``create_commit`` with ``parent_commit=<head seen>``.
+The Hub refuses such a commit with HTTP 412 when somebody else committed meanwhile;
+we then re-read the head, re-apply the change to the fresh content and retry after a
+jittered, growing pause.  Two workers can therefore never both win a claim.
+
+Cost: the tree (paths with their git blob ids) is listed only when the head moved,
+and a file is downloaded only when its blob id is one we have not seen — reading a
+big results repo again after one new commit downloads one file, not all of them.
+
+Secrets: the token is handed to ``HfApi`` and nowhere else.  Hub errors are turned
+into :mod:`eval_queue.errors` types with a short message from which any token is
+removed; the original exception is not chained, so a logged traceback cannot carry it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+from huggingface_hub.errors import (
+    EntryNotFoundError,
+    HfHubHTTPError,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
+from huggingface_hub.hf_api import RepoFile
+
+from eval_queue.errors import AlreadyExistsError, ConflictError, NotFoundError, StorageError
+from eval_queue.settings import Settings
+from eval_queue.storage.base import Stores, Transform
+from eval_queue.storage.paths import check_path, check_prefix, is_hidden
+
+try:  # huggingface_hub 2.x talks through httpx2, 1.x through httpx.
+    import httpx2 as _httpx
+except ImportError:  # pragma: no cover - depends on the installed client
+    import httpx as _httpx  # type: ignore[no-redef]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+DETAILS_FOLDER = "details/"
+_TOKEN_LIKE = re.compile(r"hf_[A-Za-z0-9]+")
+
+
+class _Stale(Exception):
+    """The commit's parent is no longer the head (HTTP 412): re-read and retry."""
+
+
+@dataclass
+class _Snapshot:
+    """The repo at one commit: ``{path: blob id}`` for every file."""
+
+    head: str
+    tree: dict[str, str]
+    taken_at: float
+
+
+@dataclass
+class RetryPolicy:
+    """How hard to try a compare-and-swap commit before giving up with ``ConflictError``."""
+
+    attempts: int = 12
+    base_s: float = 0.05
+    max_s: float = 2.0
+
+    def pause(self, attempt: int) -> float:
+        # Full jitter: racers that collided once spread out instead of colliding again.
+        return random.uniform(0, min(self.max_s, self.base_s * 2**attempt))
+
+
+@dataclass
+class HubRepo:
+    """One dataset repo: head tracking, tree and blob caches, and conditional commits.
+
+    Shared by the stores that are folders of the same repo (results and details).
+    """
+
+    api: HfApi = field(repr=False)
+    repo_id: str
+    token: str | None = field(default=None, repr=False)
+    cache_dir: Path | None = None
+    # How old a snapshot ``read`` may use without checking the head.  0 for the queue
+    # (a read must see the last claim); results files are written once under new names,
+    # so their reader can skip a head check per file right after a listing.
+    max_staleness_s: float = 0.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    _snapshot: _Snapshot | None = field(default=None, init=False, repr=False)
+    _blobs: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
+
+    # -- reading -----------------------------------------------------------------
+
+    def snapshot(self, *, fresh: bool) -> _Snapshot:
+        """The current tree; ``fresh`` forces a head check even if the last one is recent."""
+        with self._lock:
+            known = self._snapshot
+            if known and not fresh and time.monotonic() - known.taken_at < self.max_staleness_s:
+                return known
+            with self._translated("read the head of"):
+                head = self.api.repo_info(self.repo_id, repo_type="dataset", token=self.token).sha
+            if head is None:
+                raise StorageError(f"hub repo {self.repo_id}: the hub did not report a head commit")
+            if known and known.head == head:
+                known.taken_at = time.monotonic()
+                return known
+            self._snapshot = _Snapshot(head, self._list_tree(head), time.monotonic())
+            return self._snapshot
+
+    def content(self, snapshot: _Snapshot, path: str) -> bytes:
+        """Bytes of ``path`` at ``snapshot``, downloaded only if that blob is new to us."""
+        blob = snapshot.tree.get(path)
+        if blob is None:
+            raise NotFoundError(f"{path}: no such file in {self.repo_id}")
+        with self._lock:
+            cached = self._blobs.get(blob)
+        if cached is not None:
+            return cached
+        with self._translated(f"download {path} from"):
+            local = self.api.hf_hub_download(
+                self.repo_id,
+                path,
+                repo_type="dataset",
+                revision=snapshot.head,
+                cache_dir=self.cache_dir,
+                token=self.token,
+            )
+        data = Path(local).read_bytes()
+        with self._lock:
+            self._blobs[blob] = data
+        return data
+
+    # -- writing -----------------------------------------------------------------
+
+    def commit(
+        self,
+        plan: Callable[[_Snapshot], CommitOperationAdd | CommitOperationDelete | None],
+        message: str,
+    ) -> None:
+        """Run ``plan`` on a fresh snapshot and commit its operation on top of that head.
+
+        ``plan`` may raise (nothing is written) or return ``None`` (nothing to do).
+        On HTTP 412 the snapshot is re-read and ``plan`` runs again.
+        """
+        for attempt in range(self.retry.attempts):
+            snapshot = self.snapshot(fresh=True)  # writes start from the real head
+            operation = plan(snapshot)
+            if operation is None:
+                return
+            try:
+                self._commit_on(snapshot, operation, message)
+                return
+            except _Stale:
+                pause = self.retry.pause(attempt)
+                logger.debug("%s moved on while committing %r; retry in %.2fs", self.repo_id, message, pause)
+                time.sleep(pause)
+        raise ConflictError(
+            f"hub repo {self.repo_id}: {message!r} kept losing to concurrent commits "
+            f"({self.retry.attempts} attempts); try again"
+        )
+
+    def _commit_on(
+        self, snapshot: _Snapshot, operation: CommitOperationAdd | CommitOperationDelete, message: str
+    ) -> None:
+        with self._translated("commit to"):
+            info = self.api.create_commit(
+                self.repo_id,
+                [operation],
+                commit_message=message or "Update",
+                repo_type="dataset",
+                parent_commit=snapshot.head,
+                token=self.token,
+            )
+        if isinstance(operation, CommitOperationAdd) and _was_noop(operation):
+            # The client skips a commit whose file already holds these exact bytes; the
+            # head did not move on our behalf, so forget the snapshot rather than guess.
+            with self._lock:
+                self._snapshot = None
+            return
+        self._remember_commit(snapshot, operation, info.oid)
+
+    def _remember_commit(
+        self, snapshot: _Snapshot, operation: CommitOperationAdd | CommitOperationDelete, new_head: str
+    ) -> None:
+        """Our commit's parent was ``snapshot.head``, so the new tree is that tree plus our change."""
+        tree = dict(snapshot.tree)
+        if isinstance(operation, CommitOperationAdd):
+            data = operation.path_or_fileobj
+            assert isinstance(data, bytes)
+            blob = git_blob_id(data)
+            tree[operation.path_in_repo] = blob
+            with self._lock:
+                self._blobs[blob] = data
+        else:
+            tree.pop(operation.path_in_repo, None)
+        with self._lock:
+            self._snapshot = _Snapshot(new_head, tree, time.monotonic())
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _list_tree(self, head: str) -> dict[str, str]:
+        with self._translated("list the files of"):
+            entries = list(
+                self.api.list_repo_tree(
+                    self.repo_id, recursive=True, revision=head, repo_type="dataset", token=self.token
+                )
+            )
+        tree = {e.path: e.blob_id for e in entries if isinstance(e, RepoFile)}
+        logger.debug("listed %s at %s: %d files", self.repo_id, head[:12], len(tree))
+        return tree
+
+    @contextmanager
+    def _translated(self, doing: str) -> Iterator[None]:
+        """Turn client errors into project errors with sanitized messages."""
+        try:
+            yield
+        except HfHubHTTPError as exc:
+            status = exc.response.status_code if exc.response is not None else None
+            if status == 412:
+                raise _Stale() from None
+            raise self._hub_error(doing, exc, status) from None
+        except EntryNotFoundError:
+            raise NotFoundError(f"cannot {doing} hub repo {self.repo_id}: file not found") from None
+        except (_httpx.HTTPError, OSError) as exc:
+            reason = self.sanitize(str(exc)) or type(exc).__name__
+            raise StorageError(f"cannot {doing} hub repo {self.repo_id}: {reason}") from None
+
+    def _hub_error(self, doing: str, exc: HfHubHTTPError, status: int | None) -> StorageError:
+        where = f"cannot {doing} hub repo {self.repo_id}"
+        if isinstance(exc, RepositoryNotFoundError):
+            return StorageError(f"{where}: the repo does not exist or the token cannot see it")
+        if isinstance(exc, RevisionNotFoundError | EntryNotFoundError):
+            return NotFoundError(f"{where}: not found")
+        if status in (401, 403):
+            return StorageError(f"{where}: not authorized (HTTP {status}); check that HF_TOKEN can write it")
+        server = self.sanitize(getattr(exc, "server_message", None) or "")
+        return StorageError(f"{where}: HTTP {status}" + (f" ({server})" if server else ""))
+
+    def sanitize(self, text: str) -> str:
+        """``text`` with the token (and anything shaped like one) masked, on one short line."""
+        if self.token:
+            text = text.replace(self.token, "***")
+        text = _TOKEN_LIKE.sub("hf_***", text)
+        line = " ".join(text.split())
+        return line[:300]
+
+
+def git_blob_id(data: bytes) -> str:
+    """The git blob id the Hub reports for ``data`` (``sha1("blob <len>\\0" + data)``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _was_noop(operation: CommitOperationAdd) -> bool:
+    # Set by the client's preupload step when the file exists remotely with these bytes.
+    remote = getattr(operation, "_remote_oid", None)
+    return remote is not None and remote == getattr(operation, "_local_oid", None)
+
+
+class HubStorage:
+    """:class:`~eval_queue.storage.base.Storage` over a folder of a :class:`HubRepo`.
+
+    ``folder`` ("" for the root, or e.g. ``"details/"``) is prepended to every path;
+    paths under ``exclude`` (relative to the folder) are not part of this store.
+    """
+
+    def __init__(self, repo: HubRepo, *, folder: str = "", exclude: tuple[str, ...] = ()) -> None:
+        self.repo = repo
+        self.folder = folder
+        self.exclude = exclude
+
+    def __repr__(self) -> str:
+        return f"HubStorage({self.repo.repo_id!r}, folder={self.folder!r})"
+
+    def list(self, prefix: str = "") -> list[str]:
+        return sorted(self.versions(prefix))
+
+    def versions(self, prefix: str = "") -> dict[str, str]:
+        prefix = check_prefix(prefix)
+        snapshot = self.repo.snapshot(fresh=True)
+        found: dict[str, str] = {}
+        for full, blob in snapshot.tree.items():
+            path = self._relative(full)
+            if path is not None and path.startswith(prefix):
+                found[path] = blob
+        return found
+
+    def read(self, path: str) -> bytes:
+        full = self._full(path)
+        snapshot = self.repo.snapshot(fresh=False)
+        if full not in snapshot.tree:  # maybe created since our last look
+            snapshot = self.repo.snapshot(fresh=True)
+        return self.repo.content(snapshot, full)
+
+    def write(self, path: str, data: bytes, *, message: str = "") -> None:
+        full = self._full(path)
+        self.repo.commit(lambda _: CommitOperationAdd(full, data), message or f"Write {path}")
+
+    def create(self, path: str, data: bytes, *, message: str = "") -> None:
+        full = self._full(path)
+
+        def plan(snapshot: _Snapshot) -> CommitOperationAdd:
+            if full in snapshot.tree:
+                raise AlreadyExistsError(f"{path}: already exists in {self.repo.repo_id}")
+            return CommitOperationAdd(full, data)
+
+        operation_seen: list[CommitOperationAdd] = []
+
+        def recording_plan(snapshot: _Snapshot) -> CommitOperationAdd:
+            operation_seen[:] = [plan(snapshot)]
+            return operation_seen[0]
+
+        self.repo.commit(recording_plan, message or f"Create {path}")
+        if operation_seen and getattr(operation_seen[0], "_remote_oid", None) is not None:
+            # A racer created the same file with the same bytes just before us.
+            raise AlreadyExistsError(f"{path}: already exists in {self.repo.repo_id}")
+
+    def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
+        full = self._full(path)
+        written: list[bytes] = []
+
+        def plan(snapshot: _Snapshot) -> CommitOperationAdd | None:
+            current = self.repo.content(snapshot, full)
+            new = transform(current)
+            written[:] = [new]
+            return None if new == current else CommitOperationAdd(full, new)
+
+        self.repo.commit(plan, message or f"Update {path}")
+        return written[0]
+
+    def delete(self, path: str, *, message: str = "") -> None:
+        full = self._full(path)
+
+        def plan(snapshot: _Snapshot) -> CommitOperationDelete:
+            if full not in snapshot.tree:
+                raise NotFoundError(f"{path}: no such file in {self.repo.repo_id}")
+            return CommitOperationDelete(full)
+
+        self.repo.commit(plan, message or f"Delete {path}")
+
+    def _full(self, path: str) -> str:
+        return self.folder + check_path(path)
+
+    def _relative(self, full: str) -> str | None:
+        if not full.startswith(self.folder):
+            return None
+        path = full[len(self.folder) :]
+        if is_hidden(path) or any(path.startswith(ex) for ex in self.exclude):
+            return None
+        return path
+
+
+def open_hub_stores(settings: Settings, *, api: HfApi | None = None) -> Stores:
+    """Stores on the configured dataset repos (``settings.use_hub`` must be true)."""
+    if not (settings.requests_repo and settings.results_repo):
+        raise StorageError("hub stores need both EVALITA_REQUESTS_REPO and EVALITA_RESULTS_REPO")
+    api = api or HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token)
+    cache_dir = settings.data_dir / ".hub-cache"
+    requests = HubRepo(api, settings.requests_repo, token=settings.hf_token, cache_dir=cache_dir)
+    results = HubRepo(
+        api, settings.results_repo, token=settings.hf_token, cache_dir=cache_dir, max_staleness_s=5.0
+    )
+    return Stores(
+        requests=HubStorage(requests),
+        results=HubStorage(results, exclude=(DETAILS_FOLDER,)),
+        details=HubStorage(results, folder=DETAILS_FOLDER),
+    )
