@@ -64,6 +64,7 @@ class FakeHub:
         self.repos: dict[tuple[str, str], FakeRepo] = {}
         self.lock = threading.Lock()
         self.requests_seen: Counter[str] = Counter()
+        self.conflicts = 0  # commits refused with 412
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.server.daemon_threads = True
         self.thread = threading.Thread(
@@ -211,6 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         with self.hub.lock:
             parent = header.get("parentCommit")
             if parent is not None and parent != repo.head:
+                self.hub.conflicts += 1
                 self._error(412, "A commit has happened since. Please refresh and try again.", None)
                 return
             files = dict(repo.files)
