@@ -1,0 +1,217 @@
+"""The leaderboard's tables, computed from loaded results (the UI and the export render them).
+
+Every column name is derived here, once, from the suite: ``<task>_<aggregate>`` for
+each task and :class:`Aggregate`, plus the overall averages.  Scores are shown as the
+paper does: 0–100 with two decimals (:func:`leaderboard.scoring.percent`); a value
+that cannot be computed is empty (NaN in the frame, ``null`` in JSON), never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from enum import StrEnum
+
+import pandas as pd
+
+from leaderboard.results import RUN_KEY, LoadedResults
+from leaderboard.scoring import (
+    OverallScore,
+    Score,
+    TaskScore,
+    overall_score,
+    percent,
+    prompt_summary,
+    score_task,
+)
+from leaderboard.suite import SUITE, TaskSpec, get_task
+
+
+class Aggregate(StrEnum):
+    """The per-task columns of the ranking (paper §5, model side)."""
+
+    MAXP = "maxp"
+    AVGP = "avgp"
+    CPS = "cps"
+    BEST_PROMPT = "best_prompt"
+
+
+def task_column(task_id: str, aggregate: Aggregate) -> str:
+    """``te_cps``, ``sum_best_prompt``, …: the one place that builds a task column name."""
+    return f"{task_id}_{aggregate}"
+
+
+def _task_cell(result: TaskScore, aggregate: Aggregate) -> Score | str | None:
+    match aggregate:
+        case Aggregate.MAXP:
+            return percent(result.maxp)
+        case Aggregate.AVGP:
+            return percent(result.avgp)
+        case Aggregate.CPS:
+            return percent(result.cps)
+        case Aggregate.BEST_PROMPT:
+            return result.best_prompt
+        case _:
+            raise AssertionError(f"unhandled aggregate {aggregate!r}")
+
+
+RANK_COLUMN = "rank"
+#: The ranking score: mean CPS over the ten tasks.
+MAIN_SCORE_COLUMN = "avg_cps"
+OVERALL_COLUMNS: tuple[str, ...] = (MAIN_SCORE_COLUMN, "mc_avg_cps", "gen_avg_cps")
+METADATA_COLUMNS: tuple[str, ...] = (
+    "params_b",
+    "model_type",
+    "license",
+    "architecture",
+    "data",
+    "limit",
+    "comparable",
+    "finished_at",
+    "results_path",
+    "details_path",
+)
+TASK_COLUMNS: tuple[str, ...] = tuple(task_column(task.id, agg) for task in SUITE for agg in Aggregate)
+RANKING_COLUMNS: tuple[str, ...] = (RANK_COLUMN, *RUN_KEY, *METADATA_COLUMNS, *OVERALL_COLUMNS, *TASK_COLUMNS)
+
+PROMPT_AGGREGATES: tuple[str, ...] = ("minp", "maxp", "avgp", "cps")
+PROMPT_COLUMNS: tuple[str, ...] = (
+    "task",
+    "num_fewshot",
+    "prompt",
+    "paper_prompt",
+    "n_models",
+    *PROMPT_AGGREGATES,
+)
+
+RunKey = tuple[str, str, str, int]
+# run → task → prompt → score (0–1, None for N/A)
+PromptScores = dict[str, dict[str, Score]]
+
+
+def _selected_runs(
+    loaded: LoadedResults, num_fewshot: int | None, include_noncomparable: bool
+) -> pd.DataFrame:
+    runs = loaded.runs
+    if num_fewshot is not None:
+        runs = runs[runs["num_fewshot"] == num_fewshot]
+    if not include_noncomparable:
+        runs = runs[runs["comparable"].astype(bool)]
+    return runs
+
+
+def _scores_by_run(loaded: LoadedResults) -> dict[RunKey, PromptScores]:
+    by_run: dict[RunKey, PromptScores] = defaultdict(lambda: defaultdict(dict))
+    for row in loaded.scores.itertuples(index=False):
+        key = (row.model, row.revision, row.precision, int(row.num_fewshot))
+        by_run[key][row.task][row.prompt] = _none_if_nan(row.score)
+    return by_run
+
+
+def _none_if_nan(value: object) -> Score:
+    # pandas stores the paper's N/A as NaN; scoring wants None, never a NaN that would
+    # quietly poison a mean.
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)  # type: ignore[arg-type]
+
+
+def _ranking_row(run: dict[str, object], prompt_scores: PromptScores) -> dict[str, object]:
+    task_scores = {task.id: score_task(task, prompt_scores.get(task.id, {})) for task in SUITE}
+    overall: OverallScore = overall_score({task_id: result.cps for task_id, result in task_scores.items()})
+    row: dict[str, object] = {column: run[column] for column in (*RUN_KEY, *METADATA_COLUMNS)}
+    row[MAIN_SCORE_COLUMN] = percent(overall.avg_cps)
+    row["mc_avg_cps"] = percent(overall.mc_avg_cps)
+    row["gen_avg_cps"] = percent(overall.gen_avg_cps)
+    row["_sort"] = overall.avg_cps  # unrounded, so that ties in display do not decide the order
+    for task in SUITE:
+        for aggregate in Aggregate:
+            row[task_column(task.id, aggregate)] = _task_cell(task_scores[task.id], aggregate)
+    return row
+
+
+def ranking_table(
+    loaded: LoadedResults, num_fewshot: int | None = None, include_noncomparable: bool = False
+) -> pd.DataFrame:
+    """One row per (model, revision, precision, num_fewshot), best mean CPS first.
+
+    Models without a score for every task are kept (their averages empty, no rank) so
+    the UI can show them; non-comparable runs (``limit`` set or non-hub data) are left
+    out unless ``include_noncomparable``.  Columns: :data:`RANKING_COLUMNS`.
+    """
+    runs = _selected_runs(loaded, num_fewshot, include_noncomparable)
+    by_run = _scores_by_run(loaded)
+    rows = [
+        _ranking_row(
+            run, by_run.get((run["model"], run["revision"], run["precision"], int(run["num_fewshot"])), {})
+        )
+        for run in runs.to_dict("records")
+    ]
+    table = pd.DataFrame(rows, columns=[*RANKING_COLUMNS[1:], "_sort"])
+    table = table.sort_values(
+        ["_sort", "model", "num_fewshot"], ascending=[False, True, True], na_position="last", kind="stable"
+    )
+    table.insert(0, RANK_COLUMN, table["_sort"].rank(method="min", ascending=False).astype("Int64"))
+    return table.drop(columns="_sort").reset_index(drop=True)
+
+
+def prompt_table(
+    loaded: LoadedResults, task_id: str, num_fewshot: int, include_noncomparable: bool = False
+) -> pd.DataFrame:
+    """MinP, MaxP, AvgP and CPS of each prompt of ``task_id`` over the models present (eq. 1, 3, 5, 7, 9).
+
+    Columns: :data:`PROMPT_COLUMNS`; one row per prompt of the task, in suite order.
+    """
+    task = get_task(task_id)
+    return pd.DataFrame(
+        _prompt_rows(loaded, task, num_fewshot, include_noncomparable), columns=list(PROMPT_COLUMNS)
+    )
+
+
+def _prompt_rows(
+    loaded: LoadedResults, task: TaskSpec, num_fewshot: int, include_noncomparable: bool
+) -> list[dict[str, object]]:
+    runs = _selected_runs(loaded, num_fewshot, include_noncomparable)
+    by_run = _scores_by_run(loaded)
+    keys = [
+        (r["model"], r["revision"], r["precision"], int(r["num_fewshot"])) for r in runs.to_dict("records")
+    ]
+    rows = []
+    for prompt in task.prompts:
+        summary = prompt_summary([by_run.get(key, {}).get(task.id, {}).get(prompt.id) for key in keys])
+        rows.append(
+            {
+                "task": task.id,
+                "num_fewshot": num_fewshot,
+                "prompt": prompt.id,
+                "paper_prompt": prompt.paper_id,
+                "n_models": summary.n_models,
+                "minp": percent(summary.minp),
+                "maxp": percent(summary.maxp),
+                "avgp": percent(summary.avgp),
+                "cps": percent(summary.cps),
+            }
+        )
+    return rows
+
+
+def all_prompts_table(
+    loaded: LoadedResults, num_fewshot: int | None = None, include_noncomparable: bool = False
+) -> pd.DataFrame:
+    """:func:`prompt_table` for every task: one row per (task, num_fewshot, prompt).
+
+    Without ``num_fewshot``, every setting that has at least one run shown.
+    """
+    if num_fewshot is None:
+        present = set(_selected_runs(loaded, None, include_noncomparable)["num_fewshot"].astype(int))
+        settings: Iterable[int] = sorted(present)
+    else:
+        settings = (num_fewshot,)
+    rows = [
+        row
+        for shots in settings
+        for task in SUITE
+        for row in _prompt_rows(loaded, task, shots, include_noncomparable)
+    ]
+    return pd.DataFrame(rows, columns=list(PROMPT_COLUMNS))
