@@ -85,6 +85,15 @@ PROMPT_COLUMNS: tuple[str, ...] = (
     *PROMPT_AGGREGATES,
 )
 
+#: Columns holding 0–100 scores with two decimals (the export prints them as such).
+PERCENT_COLUMNS: frozenset[str] = frozenset(
+    (
+        *OVERALL_COLUMNS,
+        *(task_column(t.id, agg) for t in SUITE for agg in Aggregate if agg is not Aggregate.BEST_PROMPT),
+        *PROMPT_AGGREGATES,
+    )
+)
+
 RunKey = tuple[str, str, str, int]
 # run → task → prompt → score (0–1, None for N/A)
 PromptScores = dict[str, dict[str, Score]]
