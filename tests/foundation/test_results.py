@@ -1,0 +1,150 @@
+"""Loading a results store: validation, newest run wins, comparability, cached refresh."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from eval_queue.storage.local import LocalStorage
+from leaderboard.results import RUN_COLUMNS, SCORE_COLUMNS, ResultsCache, load_results
+from leaderboard.schema import ResultsFile, results_file_path
+from tests.paper_tables import paper_results
+
+
+def _write(store: LocalStorage, results: ResultsFile, finished_at: str) -> str:
+    results = results.model_copy(update={"run": results.run.model_copy(update={"finished_at": finished_at})})
+    path = results_file_path(results.model.id, finished_at)
+    store.write(path, results.to_json())
+    return path
+
+
+def test_paper_store_loads_one_row_per_run_and_per_prompt(paper_store: LocalStorage) -> None:
+    loaded = load_results(paper_store)
+    assert loaded.problems == []
+    assert list(loaded.runs.columns) == list(RUN_COLUMNS)
+    assert list(loaded.scores.columns) == list(SCORE_COLUMNS)
+    assert len(loaded.runs) == 12
+    assert len(loaded.scores) == 12 * (6 * 6 + 4 * 2)
+    assert loaded.runs["comparable"].all()
+    te = loaded.scores.query(
+        "model == 'paper-dev/LLM-5' and num_fewshot == 0 and task == 'te' and prompt == 'p2'"
+    )
+    assert te["score"].tolist() == [pytest.approx(0.7875)]
+
+
+def test_paper_na_scores_load_as_missing_not_zero(paper_store: LocalStorage) -> None:
+    scores = load_results(paper_store).scores
+    na = scores.query("model == 'paper-dev/LLM-1' and num_fewshot == 5 and task == 'sum'")
+    assert len(na) == 2
+    assert na["score"].isna().all()
+
+
+def test_malformed_file_is_named_in_a_warning_and_the_rest_load(
+    paper_store: LocalStorage, caplog: pytest.LogCaptureFixture
+) -> None:
+    paper_store.write(
+        "broken/model/results_2025-02-01T00-00-00Z.json", b'{"schema": "evalita-llm-results/1", '
+    )
+    paper_store.write(
+        "future/model/results_2025-02-01T00-00-00Z.json", b'{"schema": "evalita-llm-results/9"}'
+    )
+    bad_score = paper_results("LLM-3", 0).to_json().replace(b'"score": 0.5955', b'"score": 59.55')
+    paper_store.write("percent/model/results_2025-02-01T00-00-00Z.json", bad_score)
+    with caplog.at_level(logging.WARNING, logger="leaderboard.results"):
+        loaded = load_results(paper_store)
+    bad = sorted(problem.path for problem in loaded.problems)
+    assert bad == [
+        "broken/model/results_2025-02-01T00-00-00Z.json",
+        "future/model/results_2025-02-01T00-00-00Z.json",
+        "percent/model/results_2025-02-01T00-00-00Z.json",
+    ]
+    for path in bad:
+        assert path in caplog.text
+    assert "unknown schema 'evalita-llm-results/9'" in caplog.text
+    assert "outside [0, 1]" in caplog.text
+    assert len(loaded.runs) == 12
+
+
+def test_newest_file_wins_per_model_revision_precision_and_fewshot(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    old = _write(store, paper_results("LLM-2", 0), "2025-01-01T00:00:00Z")
+    new = _write(store, paper_results("LLM-4", 0).model_copy(update={"model": paper_results("LLM-2", 0).model}),
+                 "2025-03-01T00:00:00Z")  # fmt: skip
+    other_precision = paper_results("LLM-2", 0)
+    other_precision.model.precision = "float16"
+    kept = _write(store, other_precision, "2025-01-01T00:00:01Z")
+    loaded = load_results(store)
+    assert sorted(loaded.runs["results_path"]) == sorted([new, kept])
+    assert loaded.superseded == (old,)
+    te_p1 = loaded.scores.query("precision == 'bfloat16' and task == 'te' and prompt == 'p1'")["score"]
+    assert te_p1.tolist() == [pytest.approx(0.6450)]  # LLM-4's score, from the newer file
+
+
+def test_limited_or_sample_runs_are_flagged_not_comparable(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    limited = paper_results("LLM-1", 0)
+    limited.run.limit = 10
+    sample = paper_results("LLM-2", 0)
+    sample.run.data = "sample"
+    _write(store, limited, "2025-01-01T00:00:00Z")
+    _write(store, sample, "2025-01-01T00:00:00Z")
+    _write(store, paper_results("LLM-3", 0), "2025-01-01T00:00:00Z")
+    runs = load_results(store).runs.set_index("model")
+    assert runs["comparable"].to_dict() == {
+        "paper-dev/LLM-1": False,
+        "paper-dev/LLM-2": False,
+        "paper-dev/LLM-3": True,
+    }
+
+
+def test_refresh_reparses_only_changed_files(paper_store: LocalStorage) -> None:
+    cache = ResultsCache()
+    load_results(paper_store, cache)
+    assert cache.parsed_count == 12
+    load_results(paper_store, cache)
+    assert cache.parsed_count == 12
+    changed = paper_results("LLM-6", 5)
+    changed.tasks["te"].prompts["p1"].score = 0.99
+    paper_store.write("paper-dev/LLM-6/results_2025-01-11T12-00-00Z.json", changed.to_json())
+    loaded = load_results(paper_store, cache)
+    assert cache.parsed_count == 13
+    score = loaded.scores.query(
+        "model == 'paper-dev/LLM-6' and num_fewshot == 5 and task == 'te' and prompt == 'p1'"
+    )
+    assert score["score"].tolist() == [0.99]
+    paper_store.delete("paper-dev/LLM-6/results_2025-01-11T12-00-00Z.json")
+    assert len(load_results(paper_store, cache).runs) == 11
+
+
+def test_unknown_tasks_prompts_and_foreign_metrics_are_reported_and_left_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = LocalStorage(tmp_path)
+    results = paper_results("LLM-1", 0)
+    results.tasks["xx"] = results.tasks["te"].model_copy()
+    results.tasks["te"].prompts["p7"] = results.tasks["te"].prompts["p1"]
+    results.tasks["at"].metric = "acc_norm"
+    _write(store, results, "2025-01-01T00:00:00Z")
+    with caplog.at_level(logging.WARNING, logger="leaderboard.results"):
+        scores = load_results(store).scores
+    assert set(scores["task"]) == {"wic", "te", "sa", "hs", "faq", "ls", "ner", "re", "sum"}
+    assert len(scores.query("task == 'te'")) == 6
+    assert "unknown task 'xx'" in caplog.text
+    assert "unknown prompt 'p7'" in caplog.text
+    assert "'acc_norm'" in caplog.text
+
+
+def test_files_other_than_results_files_are_ignored(paper_store: LocalStorage) -> None:
+    paper_store.write("details/paper-dev/LLM-1/run/te_p1.jsonl", b"not json\n")
+    paper_store.write("README.md", b"# results\n")
+    loaded = load_results(paper_store)
+    assert loaded.problems == []
+    assert len(loaded.runs) == 12
+
+
+def test_an_empty_store_gives_empty_tables(tmp_path: Path) -> None:
+    loaded = load_results(LocalStorage(tmp_path / "nothing"))
+    assert loaded.runs.empty and loaded.scores.empty
+    assert list(loaded.runs.columns) == list(RUN_COLUMNS)
