@@ -30,6 +30,10 @@ class Settings:
     allow_remote_code: bool = False
     # Hub address for the hub backend and the model resolver (None: huggingface_hub's default).
     hf_endpoint: str | None = None
+    # ``HF_HUB_OFFLINE``: resolve submitted models from the local cache only.
+    hf_offline: bool = False
+    # The Hugging Face hub cache (``models--org--name/…``), as huggingface_hub finds it.
+    hf_hub_cache: Path = field(default_factory=lambda: hub_cache_dir({}))
     # At most ``submission_limit`` requests per submitter in any ``submission_period_s`` window.
     submission_limit: int = 10
     submission_period_s: float = 7 * 24 * 3600.0
@@ -47,11 +51,34 @@ class Settings:
             requests_repo=env.get("EVALITA_REQUESTS_REPO") or None,
             results_repo=env.get("EVALITA_RESULTS_REPO") or None,
             hf_token=env.get("HF_TOKEN") or None,
-            allow_remote_code=env.get("EVALITA_ALLOW_REMOTE_CODE", "").lower() in {"1", "true", "yes"},
+            allow_remote_code=_flag(env, "EVALITA_ALLOW_REMOTE_CODE"),
             hf_endpoint=env.get("HF_ENDPOINT") or None,
+            hf_offline=_flag(env, "HF_HUB_OFFLINE") or _flag(env, "TRANSFORMERS_OFFLINE"),
+            hf_hub_cache=hub_cache_dir(env),
             submission_limit=_number(env, "EVALITA_SUBMISSION_LIMIT", int, cls.submission_limit),
             submission_period_s=_number(env, "EVALITA_SUBMISSION_PERIOD_S", float, cls.submission_period_s),
         )
+
+
+def hub_cache_dir(env: Mapping[str, str]) -> Path:
+    """Where huggingface_hub keeps its cache, by the same rules it uses.
+
+    ``HF_HUB_CACHE``, else ``$HF_HOME/hub``, else ``$XDG_CACHE_HOME/huggingface/hub``,
+    else ``~/.cache/huggingface/hub``.  Read from ``env`` rather than from
+    ``huggingface_hub.constants`` because those are frozen when the client is imported.
+    """
+    if env.get("HF_HUB_CACHE"):
+        return Path(env["HF_HUB_CACHE"]).expanduser()
+    if env.get("HF_HOME"):
+        return Path(env["HF_HOME"]).expanduser() / "hub"
+    cache_home = (
+        Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    )
+    return cache_home / "huggingface" / "hub"
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], default: float) -> Any:

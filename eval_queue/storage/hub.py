@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 from huggingface_hub.errors import (
@@ -38,18 +37,13 @@ from huggingface_hub.errors import (
 from huggingface_hub.hf_api import RepoFile
 
 from eval_queue.errors import AlreadyExistsError, ConflictError, NotFoundError, StorageError
+from eval_queue.hubclient import transport_errors
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Stores, Transform
 from eval_queue.storage.paths import check_path, check_prefix, is_hidden
 
-try:  # huggingface_hub 2.x talks through httpx2, 1.x through httpx.
-    import httpx2 as _httpx
-except ImportError:  # pragma: no cover - depends on the installed client
-    import httpx as _httpx  # type: ignore[no-redef]
-
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 DETAILS_FOLDER = "details/"
 _TOKEN_LIKE = re.compile(r"hf_[A-Za-z0-9]+")
 
@@ -232,7 +226,7 @@ class HubRepo:
             raise self._hub_error(doing, exc, status) from None
         except EntryNotFoundError:
             raise NotFoundError(f"cannot {doing} hub repo {self.repo_id}: file not found") from None
-        except (_httpx.HTTPError, OSError) as exc:
+        except transport_errors() as exc:
             reason = self.sanitize(str(exc)) or type(exc).__name__
             raise StorageError(f"cannot {doing} hub repo {self.repo_id}: {reason}") from None
 
