@@ -10,9 +10,10 @@ Worker options: ``--data hub|sample|local:<dir>`` (default ``$EVALITA_EVAL_DATA`
 ``--device cpu|cuda|cuda:N``, ``--backend hf|vllm``, ``--worker-id ID``, ``--lease-s S``,
 ``--poll-s S``.
 
-Exit codes: 0 — done, or nothing to do; 1 — the evaluation failed (the request is FAILED
-with a reason) or the request was handed back after SIGTERM/SIGINT; 2 — bad usage or
-configuration (nothing was claimed).
+Exit codes (``backend.worker.ExitCode``): 0 — done, or nothing to do (serve: stopped
+cleanly); 1 — the evaluation failed (the request is FAILED with a reason) or the lease was
+lost (nothing published); 2 — bad usage or configuration (nothing was claimed);
+3 — interrupted by SIGTERM/SIGINT (the request was handed back to PENDING).
 """
 
 from __future__ import annotations

@@ -1,0 +1,506 @@
+"""The harness runner: one ``lm_eval.simple_evaluate`` call per request.
+
+This is the only module of the project that imports ``lm_eval`` and ``torch`` at module
+level (ARCHITECTURE.md); the worker imports it lazily, when it has a request to run.
+
+:func:`run_harness` loads the model once for all tasks, runs them with fixed seeds and
+returns the harness output untouched (:class:`HarnessOutput`) together with a record of
+exactly what ran (:class:`RunRecord`: harness version, model arguments — never a token —,
+backend, batch size, chat-template use, hardware, wall time).  :mod:`backend.convert`
+turns that into the results file.
+
+Backends
+--------
+``hf`` (default): ``transformers`` through lm-eval's ``HFLM``; ``batch_size="auto"`` on
+GPU (lm-eval probes the largest batch that fits), a fixed small batch on CPU.  Weights in
+the request's precision on GPU, float32 on CPU (CPU half precision is slow and lossy)
+unless ``dtype`` is given.
+
+``vllm`` (optional, not installed by ``requirements-backend.txt``): lm-eval's ``VLLM``
+with ``enable_prefix_caching=False`` — prefix caching reuses KV blocks across requests
+and makes log-likelihoods depend on the order requests arrive in, which would make
+scores irreproducible.  Imported lazily; a clear error says how to install it.
+
+Progress
+--------
+lm-eval hands all requests of one type (log-likelihood, then generation) to the model in
+one call and reorders them by length, so the runner watches the model itself: the
+``cache_hook`` every lm-eval model calls once per finished request is replaced by
+:class:`ProgressTracker`, which maps each request back to its task and logs, every
+``progress_interval_s``, the phase, requests done of the total, the task being worked
+on, elapsed time and an ETA.  It also attributes wall time and tokens to tasks, which
+the benchmark reports.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import random
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import lm_eval
+import numpy as np
+import torch
+from lm_eval.api.registry import get_model
+from lm_eval.tasks import TaskManager, get_task_dict
+
+from eval_queue.errors import EvalitaError
+
+log = logging.getLogger(__name__)
+
+# lm-eval's own defaults (``python -m lm_eval`` uses the same): results are comparable
+# with a plain command-line run on the same model and data.
+RANDOM_SEED = 0
+NUMPY_SEED = 1234
+TORCH_SEED = 1234
+FEWSHOT_SEED = 1234
+CPU_BATCH_SIZE = 4
+BACKENDS = ("hf", "vllm")
+
+
+class HarnessError(EvalitaError):
+    """The harness could not run (model not loadable, task not loadable, bad option)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run the harness; the same for every request a worker runs."""
+
+    backend: str = "hf"
+    device: str | None = None  # None: cuda when available, else cpu
+    batch_size: str | int | None = None  # None: "auto" on GPU, CPU_BATCH_SIZE on CPU
+    max_batch_size: int = 64
+    dtype: str | None = None  # None: the request's precision on GPU, float32 on CPU
+    bootstrap_iters: int = 1000
+    limit: int | float | None = None
+    apply_chat_template: bool = False
+    trust_remote_code: bool = False
+    progress_interval_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise HarnessError(f"unknown backend {self.backend!r}; valid: {', '.join(BACKENDS)}")
+        if self.bootstrap_iters < 0:
+            raise HarnessError("bootstrap_iters must be >= 0")
+        if self.limit is not None and self.limit <= 0:
+            raise HarnessError("limit must be positive")
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """The model a request names: hub id (resolved through the HF cache offline) or a folder."""
+
+    model_id: str
+    revision: str = "main"
+    precision: str = "bfloat16"
+
+
+@dataclass
+class RunRecord:
+    """What ran, for the results file's ``run`` block (no secrets in here)."""
+
+    harness: str
+    backend: str
+    model_args: str
+    device: str
+    dtype: str
+    batch_size: str | int
+    batch_size_used: list[int] = field(default_factory=list)
+    chat_template: bool = False
+    num_fewshot: int = 0
+    limit: int | float | None = None
+    bootstrap_iters: int = 0
+    seeds: dict[str, int] = field(default_factory=dict)
+    hardware: str = ""
+    versions: dict[str, str] = field(default_factory=dict)
+    started_at: str = ""
+    finished_at: str = ""
+    duration_s: float = 0.0
+    model_load_s: float = 0.0
+    architecture: str | None = None
+    progress: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class HarnessOutput:
+    """``simple_evaluate``'s return value plus the record of the run."""
+
+    results: dict[str, dict[str, Any]]
+    n_samples: dict[str, dict[str, int]]
+    samples: dict[str, list[dict[str, Any]]]
+    record: RunRecord
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def _fmt_s(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+class ProgressTracker:
+    """Stands in for an lm-eval model's ``cache_hook``: counts finished requests per task.
+
+    lm-eval models call ``cache_hook.add_partial(kind, key, result)`` once per request,
+    whatever order they process them in; ``key`` is ``(context, continuation)`` for a
+    log-likelihood and ``(context, gen_kwargs)`` for a generation.
+    """
+
+    def __init__(self, interval_s: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s = interval_s
+        self._clock = clock
+        self.phase = ""
+        self.total = 0
+        self.done = 0
+        self._owner: dict[Any, list[str]] = {}
+        self._task_total: Counter[str] = Counter()
+        self._task_done: Counter[str] = Counter()
+        self.task_seconds: defaultdict[str, float] = defaultdict(float)
+        self.task_requests: Counter[str] = Counter()
+        self.phase_seconds: dict[str, float] = {}
+        self.phase_requests: dict[str, int] = {}
+        self._phase_start = 0.0
+        self._last_event = 0.0
+        self._last_log = 0.0
+        self._current = ""
+
+    @staticmethod
+    def _key(kind: str, args: tuple[Any, ...]) -> Any:
+        if kind == "generate_until":
+            return (kind, args[0])
+        return (kind, tuple(args))
+
+    def start_phase(self, kind: str, requests: Sequence[Any]) -> None:
+        """Called with the Instances of one request type before the model sees them."""
+        self._finish_phase()
+        self.phase, self.total, self.done = kind, len(requests), 0
+        self._owner = {}
+        self._task_total = Counter()
+        self._task_done = Counter()
+        for request in requests:
+            name = getattr(request, "task_name", None) or "?"
+            self._owner.setdefault(self._key(kind, request.args), []).append(name)
+            self._task_total[name] += 1
+        now = self._clock()
+        self._phase_start = self._last_event = self._last_log = now
+        log.info(
+            "%s: %d requests from %d tasks (%s)",
+            kind,
+            self.total,
+            len(self._task_total),
+            ", ".join(f"{name} {count}" for name, count in sorted(self._task_total.items())),
+        )
+
+    def add_partial(self, attr: str, req: Any, res: Any) -> None:
+        del res
+        if not self.phase:
+            return
+        key = (attr, req[0]) if attr == "generate_until" else (attr, tuple(req))
+        owners = self._owner.get(key)
+        name = owners.pop() if owners else self._current or "?"
+        now = self._clock()
+        self.task_seconds[name] += now - self._last_event
+        self.task_requests[name] += 1
+        self._last_event = now
+        self._current = name
+        self.done += 1
+        self._task_done[name] += 1
+        if now - self._last_log >= self.interval_s:
+            self._last_log = now
+            self.log_progress()
+
+    def log_progress(self) -> None:
+        elapsed = self._clock() - self._phase_start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        name = self._current
+        log.info(
+            "%s: %d/%d requests (%.0f%%), elapsed %s, ETA %s; working on %s (%d/%d)",
+            self.phase,
+            self.done,
+            self.total,
+            100.0 * self.done / max(self.total, 1),
+            _fmt_s(elapsed),
+            _fmt_s(eta) if eta == eta else "?",
+            name,
+            self._task_done[name],
+            self._task_total[name],
+        )
+
+    def _finish_phase(self) -> None:
+        if self.phase:
+            elapsed = self._clock() - self._phase_start
+            self.phase_seconds[self.phase] = self.phase_seconds.get(self.phase, 0.0) + elapsed
+            self.phase_requests[self.phase] = self.phase_requests.get(self.phase, 0) + self.total
+            log.info("%s: %d/%d requests done in %s", self.phase, self.done, self.total, _fmt_s(elapsed))
+            self.phase = ""
+
+    def close(self) -> None:
+        self._finish_phase()
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "phase_seconds": dict(self.phase_seconds),
+            "phase_requests": dict(self.phase_requests),
+            "task_seconds": dict(self.task_seconds),
+            "task_requests": dict(self.task_requests),
+        }
+
+
+@dataclass
+class TokenCounter:
+    """Tokens the HF model forwarded (log-likelihood) and generated, for throughput figures."""
+
+    forward_tokens: int = 0
+    forward_calls: int = 0
+    generated_tokens: int = 0
+    generate_calls: int = 0
+    detected_batch_sizes: list[int] = field(default_factory=list)
+
+
+def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None:
+    """Hook progress and token counting into an lm-eval model instance (no behaviour change)."""
+    lm.set_cache_hook(tracker)
+    for kind in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
+        original = getattr(lm, kind)
+
+        def wrapped(requests: Any, *args: Any, _original: Any = original, _kind: str = kind, **kwargs: Any) -> Any:
+            tracker.start_phase(_kind, requests)
+            try:
+                return _original(requests, *args, **kwargs)
+            finally:
+                tracker.close()
+
+        setattr(lm, kind, wrapped)
+    if hasattr(lm, "_model_call"):
+        model_call = lm._model_call
+
+        def counted_call(inps: Any, *args: Any, **kwargs: Any) -> Any:
+            tokens.forward_tokens += int(inps.numel())
+            tokens.forward_calls += 1
+            return model_call(inps, *args, **kwargs)
+
+        lm._model_call = counted_call
+    if hasattr(lm, "_model_generate"):
+        model_generate = lm._model_generate
+
+        def counted_generate(context: Any, *args: Any, **kwargs: Any) -> Any:
+            out = model_generate(context, *args, **kwargs)
+            tokens.generated_tokens += int(out.shape[0] * max(out.shape[1] - context.shape[1], 0))
+            tokens.generate_calls += 1
+            return out
+
+        lm._model_generate = counted_generate
+    if hasattr(lm, "_detect_batch_size"):
+        detect = lm._detect_batch_size
+
+        def recorded_detect(*args: Any, **kwargs: Any) -> int:
+            size = detect(*args, **kwargs)
+            tokens.detected_batch_sizes.append(int(size))
+            log.info("lm-eval detected batch size %s", size)
+            return size
+
+        lm._detect_batch_size = recorded_detect
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def resolve_device(requested: str | None) -> str:
+    if requested:
+        return requested
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def resolve_dtype(options: RunOptions, precision: str, device: str) -> str:
+    if options.dtype:
+        return options.dtype
+    return precision if device.startswith("cuda") else "float32"
+
+
+def resolve_batch_size(options: RunOptions, device: str) -> str | int:
+    if options.batch_size is not None:
+        size = options.batch_size
+        return size if isinstance(size, int) or str(size).startswith("auto") else int(size)
+    return "auto" if device.startswith("cuda") else CPU_BATCH_SIZE
+
+
+def describe_hardware(device: str) -> str:
+    if device.startswith("cuda") and torch.cuda.is_available():
+        index = torch.cuda.current_device() if device == "cuda" else int(device.split(":")[1])
+        props = torch.cuda.get_device_properties(index)
+        count = torch.cuda.device_count()
+        return f"{count}x {props.name} ({props.total_memory / 2**30:.0f} GiB), CUDA {torch.version.cuda}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"CPU: {cpu}, {os.cpu_count()} logical cores, {torch.get_num_threads()} torch threads"
+
+
+def _versions() -> dict[str, str]:
+    import transformers
+
+    found = {"lm_eval": lm_eval.__version__, "torch": torch.__version__, "transformers": transformers.__version__}
+    try:
+        import datasets
+
+        found["datasets"] = datasets.__version__
+    except ImportError:  # pragma: no cover - lm-eval depends on datasets
+        pass
+    return found
+
+
+def _architecture(lm: Any) -> str | None:
+    config = getattr(getattr(lm, "model", None), "config", None)
+    names = getattr(config, "architectures", None) or []
+    return str(names[0]) if names else None
+
+
+def build_model_args(model: ModelRef, options: RunOptions, dtype: str) -> str:
+    """lm-eval ``model_args`` string.  Never contains a token: the hub client reads HF_TOKEN itself."""
+    parts = [f"pretrained={model.model_id}", f"revision={model.revision}", f"dtype={dtype}"]
+    parts.append(f"trust_remote_code={options.trust_remote_code}")
+    if options.backend == "vllm":
+        parts += ["enable_prefix_caching=False", f"seed={TORCH_SEED}"]
+    return ",".join(parts)
+
+
+def _seed_everything() -> None:
+    random.seed(RANDOM_SEED)
+    np.random.seed(NUMPY_SEED)
+    torch.manual_seed(TORCH_SEED)
+
+
+def _load_model(model_args: str, options: RunOptions, device: str, batch_size: str | int) -> Any:
+    if options.backend == "vllm":
+        try:
+            import vllm  # noqa: F401  (only to fail early with a clear message)
+        except ImportError as exc:
+            raise HarnessError(
+                "backend 'vllm' needs the vllm package (pip install vllm matching your torch/CUDA); "
+                "it is not part of requirements-backend.txt"
+            ) from exc
+    model_class = get_model(options.backend)
+    extra: dict[str, Any] = {"batch_size": batch_size, "max_batch_size": options.max_batch_size, "device": device}
+    try:
+        return model_class.create_from_arg_string(model_args, extra)
+    except EvalitaError:
+        raise
+    except Exception as exc:
+        raise HarnessError(f"could not load the model ({model_args}): {type(exc).__name__}: {exc}") from exc
+
+
+def _load_tasks(names: Sequence[str], task_manager: TaskManager) -> list[Any]:
+    """Load each task on its own so that a broken one is named in the error."""
+    tasks: list[Any] = []
+    for name in names:
+        try:
+            loaded = get_task_dict([name], task_manager)
+        except Exception as exc:
+            raise HarnessError(f"could not load task {name}: {type(exc).__name__}: {exc}") from exc
+        tasks.extend(loaded.values())
+    return tasks
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def run_harness(
+    model: ModelRef,
+    task_names: Sequence[str],
+    num_fewshot: int,
+    options: RunOptions,
+    *,
+    include_path: Path | str | None = None,
+    log_samples: bool = True,
+) -> HarnessOutput:
+    """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call."""
+    device = resolve_device(options.device)
+    dtype = resolve_dtype(options, model.precision, device)
+    batch_size = resolve_batch_size(options, device)
+    model_args = build_model_args(model, options, dtype)
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    _seed_everything()
+    log.info("loading %s@%s (%s, %s, %s) on %s", model.model_id, model.revision, options.backend, dtype, batch_size, device)
+    lm = _load_model(model_args, options, device, batch_size)
+    model_load_s = time.perf_counter() - t0
+    tracker = ProgressTracker(options.progress_interval_s)
+    tokens = TokenCounter()
+    _instrument(lm, tracker, tokens)
+
+    task_manager = TaskManager(include_path=str(include_path) if include_path else None)
+    tasks = _load_tasks(task_names, task_manager)
+    log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
+    output = lm_eval.simple_evaluate(
+        model=lm,
+        tasks=tasks,
+        num_fewshot=num_fewshot,
+        limit=options.limit,
+        bootstrap_iters=options.bootstrap_iters,
+        log_samples=log_samples,
+        apply_chat_template=options.apply_chat_template,
+        fewshot_as_multiturn=options.apply_chat_template,
+        task_manager=task_manager,
+        random_seed=RANDOM_SEED,
+        numpy_random_seed=NUMPY_SEED,
+        torch_random_seed=TORCH_SEED,
+        fewshot_random_seed=FEWSHOT_SEED,
+        verbosity="WARNING",
+    )
+    tracker.close()
+    if output is None:  # only on non-zero ranks of a multi-process run
+        raise HarnessError("lm-eval returned no results (not the main process?)")
+    duration = time.perf_counter() - t0
+    finished = datetime.now(UTC)
+    progress = tracker.summary() | asdict(tokens)
+    record = RunRecord(
+        harness=f"lm-eval {lm_eval.__version__}",
+        backend=options.backend,
+        model_args=model_args,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        batch_size_used=sorted(set(tokens.detected_batch_sizes)) or ([batch_size] if isinstance(batch_size, int) else []),
+        chat_template=options.apply_chat_template,
+        num_fewshot=num_fewshot,
+        limit=options.limit,
+        bootstrap_iters=options.bootstrap_iters,
+        seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
+        hardware=describe_hardware(device),
+        versions=_versions(),
+        started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        finished_at=finished.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        duration_s=round(duration, 3),
+        model_load_s=round(model_load_s, 3),
+        architecture=_architecture(lm),
+        progress=progress,
+    )
+    log.info("harness finished in %s (model load %s)", _fmt_s(duration), _fmt_s(model_load_s))
+    return HarnessOutput(
+        results=dict(output.get("results", {})),
+        n_samples={k: dict(v) for k, v in output.get("n-samples", {}).items()},
+        samples=dict(output.get("samples", {}) or {}),
+        record=record,
+        raw=dict(output),
+    )
