@@ -1,0 +1,94 @@
+"""``python -m leaderboard export`` run as a maintainer would, on a store of the paper's runs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paper_tables import write_paper_store
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _export(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "EVALITA_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO_ROOT)}
+    for hub_variable in ("EVALITA_REQUESTS_REPO", "EVALITA_RESULTS_REPO", "HF_TOKEN"):
+        env.pop(hub_variable, None)
+    return subprocess.run(
+        [sys.executable, "-m", "leaderboard", "export", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    write_paper_store(tmp_path / "results")
+    # A malformed file next to the good ones: reported on stderr, never fatal.
+    broken = tmp_path / "results" / "broken" / "model" / "results_2025-02-01T00-00-00Z.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"schema": "evalita-llm-results/1", "model": ')
+    return tmp_path
+
+
+def test_export_json_reproduces_the_papers_figures(data_dir: Path) -> None:
+    done = _export(data_dir, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    rows = {(row["model"], row["num_fewshot"]): row for row in json.loads(done.stdout)}
+    assert len(rows) == 12
+    assert "broken/model/results_2025-02-01T00-00-00Z.json" in done.stderr
+
+    llm5_zero = rows[("paper-dev/LLM-5", 0)]
+    assert (llm5_zero["rank"], llm5_zero["avg_cps"]) == (5, 45.57)
+    assert (llm5_zero["te_maxp"], llm5_zero["te_avgp"], llm5_zero["te_cps"]) == (78.75, 70.08, 71.93)
+    assert llm5_zero["te_best_prompt"] == "p2"
+    llm2_few = rows[("paper-dev/LLM-2", 5)]
+    assert (llm2_few["rank"], llm2_few["avg_cps"]) == (1, 54.00)
+    assert (llm2_few["ner_maxp"], llm2_few["ner_avgp"], llm2_few["ner_cps"]) == (80.27, 74.55, 75.67)
+
+    # Summarization is N/A for LLM-1 few-shot: no task score and no overall score, not 0.
+    llm1_few = rows[("paper-dev/LLM-1", 5)]
+    assert llm1_few["avg_cps"] is None and llm1_few["rank"] is None
+    assert (
+        llm1_few["sum_maxp"] is None and llm1_few["sum_cps"] is None and llm1_few["sum_best_prompt"] is None
+    )
+    assert llm1_few["te_cps"] == 57.93
+
+
+def test_export_prompts_csv_for_one_setting(data_dir: Path) -> None:
+    done = _export(data_dir, "--prompts", "--fewshot", "0")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert len(rows) == 6 * 6 + 4 * 2
+    assert {row["num_fewshot"] for row in rows} == {"0"}
+    te_p4 = next(row for row in rows if (row["task"], row["prompt"]) == ("te", "p4"))
+    # Table 14: prompt p4 has the highest average and CPS; values print with two decimals.
+    assert (te_p4["minp"], te_p4["maxp"], te_p4["avgp"], te_p4["cps"]) == ("55.00", "74.75", "63.54", "66.37")
+    ner = [row for row in rows if row["task"] == "ner"]
+    assert [(row["paper_prompt"], row["cps"]) for row in ner] == [("p8", "40.14"), ("p10", "34.18")]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(("--fewshot", "3"), "invalid choice: 3"), (("--format", "xml"), "invalid choice: 'xml'"), ((), "")],
+)
+def test_export_rejects_bad_arguments(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    if not args:  # no sub-command at all
+        done = subprocess.run(
+            [sys.executable, "-m", "leaderboard"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+        )
+    else:
+        done = _export(tmp_path, *args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "usage:" in done.stderr and message in done.stderr
