@@ -50,7 +50,18 @@ SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr",
 # On the hub the results repo also holds per-sample outputs under this folder.
 _DETAILS_FOLDER = "details/"
 
-Parsed = ResultsFile | MalformedFileError
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """One results file as read at one store version: its content or why it is unusable.
+
+    ``score_rows`` are computed (and their warnings logged) once, when the file is parsed.
+    """
+
+    version: str
+    results: ResultsFile | None
+    problem: MalformedFileError | None
+    score_rows: tuple[dict[str, object], ...] = ()
 
 
 @dataclass
@@ -58,19 +69,20 @@ class ResultsCache:
     """Parsed results files by path, each with the store version it was parsed from.
 
     Pass the same object to successive :func:`load_results` calls so that a refresh
-    re-reads only new or changed files.  It holds no reference to a store.
+    re-reads only new or changed files (and warns about a bad file once, not on every
+    refresh).  It holds no reference to a store.
     """
 
-    _entries: dict[str, tuple[str, Parsed]] = field(default_factory=dict)
+    _entries: dict[str, ParsedFile] = field(default_factory=dict)
     #: How many files were read and parsed (rather than served from the cache).
     parsed_count: int = 0
 
-    def get(self, path: str, version: str) -> Parsed | None:
+    def get(self, path: str, version: str) -> ParsedFile | None:
         entry = self._entries.get(path)
-        return entry[1] if entry is not None and entry[0] == version else None
+        return entry if entry is not None and entry.version == version else None
 
-    def put(self, path: str, version: str, parsed: Parsed) -> None:
-        self._entries[path] = (version, parsed)
+    def put(self, path: str, entry: ParsedFile) -> None:
+        self._entries[path] = entry
         self.parsed_count += 1
 
     def keep_only(self, paths: Iterable[str]) -> None:
@@ -110,26 +122,29 @@ def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedR
     versions = {path: version for path, version in storage.versions().items() if is_results_file(path)}
     cache.keep_only(versions)
 
-    parsed: dict[str, ResultsFile] = {}
+    parsed: dict[str, ParsedFile] = {}
     problems: list[MalformedFileError] = []
     for path in sorted(versions):
-        result = _parse_cached(storage, path, versions[path], cache)
-        if isinstance(result, MalformedFileError):
-            logger.warning("skipping results file %s", result)
-            problems.append(result)
-        elif result is not None:
-            parsed[path] = result
+        entry = _parse_cached(storage, path, versions[path], cache)
+        if entry is None:
+            continue
+        if entry.problem is not None:
+            problems.append(entry.problem)
+        else:
+            parsed[path] = entry
 
-    newest, superseded = _newest_per_run(parsed)
+    newest, superseded = _newest_per_run(
+        {path: entry.results for path, entry in parsed.items() if entry.results is not None}
+    )
     runs = pd.DataFrame(
         [_run_row(path, results) for path, results in newest.items()], columns=list(RUN_COLUMNS)
     )
-    score_rows = [row for path, results in newest.items() for row in _score_rows(path, results)]
+    score_rows = [row for path in newest for row in parsed[path].score_rows]
     scores = pd.DataFrame(score_rows, columns=list(SCORE_COLUMNS)).astype({"score": float, "stderr": float})
     return LoadedResults(runs=runs, scores=scores, problems=problems, superseded=tuple(superseded))
 
 
-def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache) -> Parsed | None:
+def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache) -> ParsedFile | None:
     cached = cache.get(path, version)
     if cached is not None:
         return cached
@@ -140,11 +155,14 @@ def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache
         logger.info("results file %s vanished while loading", path)
         return None
     try:
-        result: Parsed = ResultsFile.from_json(data, path)
+        results = ResultsFile.from_json(data, path)
     except MalformedFileError as exc:
-        result = exc
-    cache.put(path, version, result)
-    return result
+        logger.warning("skipping results file %s", exc)
+        entry = ParsedFile(version, None, exc)
+    else:
+        entry = ParsedFile(version, results, None, tuple(_score_rows(path, results)))
+    cache.put(path, entry)
+    return entry
 
 
 def _run_key(results: ResultsFile) -> tuple[str, str, str, int]:

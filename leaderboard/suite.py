@@ -312,7 +312,8 @@ _BA = ("B", "A")  # label 0 → "B: No/Falso", label 1 → "A: Sì/Vero"
 
 
 def _ner_tasks(prompt_number: int) -> tuple[HarnessTask, ...]:
-    # NER is scored per domain by three harness tasks; the prompt's score is their mean.
+    # NER is scored per domain by three harness tasks; the prompt's score combines them
+    # weighted by size, as the harness's own NER group does (``weight_by_size: True``).
     return tuple(HarnessTask(f"evalita-mp_ner_{part}_p{prompt_number}", part) for part in NER_PARTS)
 
 

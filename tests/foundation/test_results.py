@@ -148,3 +148,19 @@ def test_an_empty_store_gives_empty_tables(tmp_path: Path) -> None:
     loaded = load_results(LocalStorage(tmp_path / "nothing"))
     assert loaded.runs.empty and loaded.scores.empty
     assert list(loaded.runs.columns) == list(RUN_COLUMNS)
+
+
+def test_a_refresh_keeps_reporting_a_bad_file_but_warns_only_once(
+    paper_store: LocalStorage, caplog: pytest.LogCaptureFixture
+) -> None:
+    paper_store.write("broken/model/results_2025-02-01T00-00-00Z.json", b"[]")
+    cache = ResultsCache()
+    with caplog.at_level(logging.WARNING, logger="leaderboard.results"):
+        first = load_results(paper_store, cache)
+        second = load_results(paper_store, cache)
+    assert (
+        [p.path for p in first.problems]
+        == [p.path for p in second.problems]
+        == ["broken/model/results_2025-02-01T00-00-00Z.json"]
+    )
+    assert caplog.text.count("broken/model/results_2025-02-01T00-00-00Z.json") == 1
