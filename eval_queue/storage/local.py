@@ -94,6 +94,7 @@ class LocalStorage:
 
     def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
         target = self._file(path)
+        self._require(path, target)  # no lock files for a path that does not exist
         # Under the lock nobody else can write this path, so the compare-and-swap cannot
         # lose a race; a transform that raises leaves the file untouched.
         with self._locked(path):
@@ -106,6 +107,7 @@ class LocalStorage:
 
     def delete(self, path: str, *, message: str = "") -> None:
         target = self._file(path)
+        self._require(path, target)
         with self._locked(path):
             try:
                 target.unlink()
@@ -119,6 +121,10 @@ class LocalStorage:
 
     def _file(self, path: str) -> Path:
         return self.root / check_path(path)
+
+    def _require(self, path: str, target: Path) -> None:
+        if not target.is_file():
+            raise NotFoundError(f"{path}: no such file in {self.root}")
 
     def _walk(self, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
         # Start at the deepest folder the prefix names so a narrow listing stays cheap.
