@@ -1,0 +1,34 @@
+"""Serve the Evalita-LLM leaderboard: ``python app.py`` (127.0.0.1:7860 unless GRADIO_SERVER_* say otherwise).
+
+This file only builds the settings and the UI and launches it; everything else lives in
+:mod:`leaderboard`.  Importing it does no work.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+
+def main() -> None:
+    from eval_queue.settings import Settings
+    from leaderboard.ui import build_app
+    from leaderboard.ui.context import AppContext
+    from leaderboard.ui.layout import CSS
+
+    logging.basicConfig(level=os.environ.get("EVALITA_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    refresh_s = float(os.environ.get("EVALITA_REFRESH_S", "60"))
+    ctx = AppContext.from_settings(Settings.from_env(), refresh_s=refresh_s)
+    demo = build_app(ctx)
+    demo.queue(default_concurrency_limit=4)
+    demo.launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        css=CSS,
+        ssr_mode=False,
+    )
+
+
+if __name__ == "__main__":
+    main()

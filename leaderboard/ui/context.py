@@ -1,0 +1,98 @@
+"""What every handler needs, built once per app from the settings and passed down.
+
+One :class:`AppContext` per app instance (never a module global): it holds the stores,
+the queue and the incremental results cache, and keeps the latest snapshot so that a
+filter change never re-reads the store.  ``refresh`` re-reads only what changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from eval_queue.queue import QueueListing, RequestQueue
+from eval_queue.requests import EvalRequest, utc_now
+from eval_queue.settings import Settings
+from eval_queue.storage import Stores, open_stores
+from leaderboard.results import LoadedResults, ResultsCache, load_results
+from leaderboard.views import Board
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class AppContext:
+    """Stores, queue and the latest results; safe to share between concurrent handlers."""
+
+    settings: Settings
+    stores: Stores
+    queue: RequestQueue
+    refresh_s: float = 60.0
+    download_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="evalita-csv-")))
+    _cache: ResultsCache = field(default_factory=ResultsCache, repr=False)
+    _board: Board | None = field(default=None, repr=False)
+    _version: int = 0
+    _parsed_seen: int = -1
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, refresh_s: float = 60.0) -> AppContext:
+        stores = open_stores(settings)
+        return cls(settings=settings, stores=stores, queue=RequestQueue(stores.requests), refresh_s=refresh_s)
+
+    def results(self) -> Board:
+        """The latest snapshot (loaded on first use), with its tables computed once."""
+        with self._lock:
+            if self._board is None:
+                self._reload_locked()
+            assert self._board is not None
+            return self._board
+
+    def refresh(self) -> int:
+        """Re-read the results store (only changed files are parsed); returns the data version.
+
+        The version changes only when the results did, so views re-render only then.
+        """
+        with self._lock:
+            self._reload_locked()
+            return self._version
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def _reload_locked(self) -> None:
+        loaded = load_results(self.stores.results, cache=self._cache)
+        changed = self._cache.parsed_count != self._parsed_seen
+        self._parsed_seen = self._cache.parsed_count
+        if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):
+            self._version += 1
+            self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
+            logger.info("results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems))
+
+    def submit(self, *, model: str, revision: str, precision: str, fewshot: list[int], model_type: str,
+               submitted_by: str) -> list[EvalRequest]:
+        """Validate and queue one request per chosen setting; raises ``SubmissionRejected``."""
+        from eval_queue import submission  # imported on first submission: it may reach the hub client
+
+        form = submission.SubmissionForm(
+            model=model, revision=revision, precision=precision, num_fewshot=tuple(fewshot),
+            model_type=model_type, submitted_by=submitted_by,
+        )
+        resolver = submission.ModelResolver(self.settings)
+        return submission.submit(self.queue, form, resolver=resolver, settings=self.settings)
+
+    def queue_listing(self) -> QueueListing:
+        return self.queue.listing()
+
+    def now(self) -> datetime:
+        return utc_now()
+
+
+def _fingerprint(loaded: LoadedResults) -> tuple:
+    """Changes when a run is added, replaced or removed, or a file turns (un)readable."""
+    return tuple(sorted(loaded.runs["results_path"].astype(str))), tuple(sorted(p.path for p in loaded.problems))
