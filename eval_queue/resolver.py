@@ -111,7 +111,8 @@ def card_license(card: dict[str, Any], tags: tuple[str, ...]) -> str | None:
 
 
 def params_in_billions(count: float | None) -> float | None:
-    return None if count is None else round(count / 1e9, 3)
+    """Billions of parameters to 4 significant digits (7.242, 0.1348; tiny test models stay non-zero)."""
+    return None if not count else float(f"{count / 1e9:.4g}")
 
 
 # -- hub ---------------------------------------------------------------------------
