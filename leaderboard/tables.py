@@ -145,6 +145,8 @@ def ranking_table(
 ) -> pd.DataFrame:
     """One row per (model, revision, precision, num_fewshot), best mean CPS first.
 
+    Without ``num_fewshot`` both settings are listed, zero-shot first, each ranked on its own.
+
     Models without a score for every task are kept (their averages empty, no rank) so
     the UI can show them; non-comparable runs (``limit`` set or non-hub data) are left
     out unless ``include_noncomparable``.  Columns: :data:`RANKING_COLUMNS`.
@@ -158,10 +160,12 @@ def ranking_table(
         for run in runs.to_dict("records")
     ]
     table = pd.DataFrame(rows, columns=[*RANKING_COLUMNS[1:], "_sort"])
+    # Zero-shot and few-shot runs are ranked separately: a 5-shot score is no rival to a 0-shot one.
     table = table.sort_values(
-        ["_sort", "model", "num_fewshot"], ascending=[False, True, True], na_position="last", kind="stable"
+        ["num_fewshot", "_sort", "model"], ascending=[True, False, True], na_position="last", kind="stable"
     )
-    table.insert(0, RANK_COLUMN, table["_sort"].rank(method="min", ascending=False).astype("Int64"))
+    ranks = table.groupby("num_fewshot")["_sort"].rank(method="min", ascending=False)
+    table.insert(0, RANK_COLUMN, ranks.astype("Int64"))
     return table.drop(columns="_sort").reset_index(drop=True)
 
 

@@ -49,7 +49,7 @@ def test_export_json_reproduces_the_papers_figures(data_dir: Path) -> None:
     assert "broken/model/results_2025-02-01T00-00-00Z.json" in done.stderr
 
     llm5_zero = rows[("paper-dev/LLM-5", 0)]
-    assert (llm5_zero["rank"], llm5_zero["avg_cps"]) == (5, 45.57)
+    assert (llm5_zero["rank"], llm5_zero["avg_cps"]) == (1, 45.57)
     assert (llm5_zero["te_maxp"], llm5_zero["te_avgp"], llm5_zero["te_cps"]) == (78.75, 70.08, 71.93)
     assert llm5_zero["te_best_prompt"] == "p2"
     llm2_few = rows[("paper-dev/LLM-2", 5)]

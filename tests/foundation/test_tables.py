@@ -80,7 +80,10 @@ def test_ranking_orders_by_mean_cps_and_leaves_incomplete_models_unranked(paper_
     assert pd.isna(last["rank"]) and pd.isna(last["avg_cps"]) and pd.isna(last["gen_avg_cps"])
     assert last["mc_avg_cps"] == 51.13  # its multiple-choice tasks are all there
     assert pd.isna(last["sum_cps"]) and pd.isna(last["sum_best_prompt"])
-    assert len(ranking_table(loaded)) == 12
+    both = ranking_table(loaded)
+    assert both["num_fewshot"].tolist() == [0] * 6 + [5] * 6
+    assert both["rank"].tolist()[:6] == [1, 2, 3, 4, 5, 6]  # each setting ranked on its own
+    assert both["rank"].tolist()[6:11] == [1, 2, 3, 4, 5] and pd.isna(both["rank"].iloc[11])
 
 
 def test_a_model_missing_a_task_is_shown_without_an_overall_score(tmp_path: Path) -> None:
