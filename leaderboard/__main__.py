@@ -111,6 +111,8 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     except StorageError as exc:
         logger.error("cannot read the results store: %s", exc)
         return EXIT_STORE_ERROR
+    if loaded.runs.empty:
+        logger.warning("no usable results files in %r", stores.results)
     if args.prompts:
         table = all_prompts_table(loaded, args.fewshot, args.include_noncomparable)
     else:

@@ -92,3 +92,10 @@ def test_export_rejects_bad_arguments(tmp_path: Path, args: tuple[str, ...], mes
     assert done.returncode == 2
     assert done.stdout == ""
     assert "usage:" in done.stderr and message in done.stderr
+
+
+def test_export_of_an_empty_store_prints_no_rows_and_says_why(tmp_path: Path) -> None:
+    done = _export(tmp_path, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    assert "no usable results files" in done.stderr
