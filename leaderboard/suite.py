@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 from eval_queue.errors import EvalitaError
 
@@ -177,7 +178,7 @@ class TaskSpec:
     _prompts_by_id: Mapping[str, PromptSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_prompts_by_id", MappingProxyType({p.id: p for p in self.prompts}))
+        object.__setattr__(self, "_prompts_by_id", _unique_index(self.prompts, f"prompt of task {self.id!r}"))
 
     @property
     def prompt_ids(self) -> tuple[str, ...]:
@@ -196,6 +197,16 @@ class TaskSpec:
             raise UnknownTaskError(
                 _unknown_message(f"prompt {prompt_id!r} for task {self.id!r}", prompt_id, self.prompt_ids)
             ) from None
+
+
+def _unique_index(items: tuple[PromptSpec, ...] | tuple[TaskSpec, ...], what: str) -> Mapping[str, Any]:
+    """``{item.id: item}``; defining an id twice is an error, never a silent overwrite."""
+    index: dict[str, Any] = {}
+    for item in items:
+        if item.id in index:
+            raise ValueError(f"{what} {item.id!r} is defined twice")
+        index[item.id] = item
+    return MappingProxyType(index)
 
 
 def _unknown_message(what: str, value: str, valid: tuple[str, ...]) -> str:
@@ -590,7 +601,7 @@ SUITE: tuple[TaskSpec, ...] = (
 )
 
 #: Task id → task, in paper order.
-TASKS: Mapping[str, TaskSpec] = MappingProxyType({task.id: task for task in SUITE})
+TASKS: Mapping[str, TaskSpec] = _unique_index(SUITE, "task")
 TASK_IDS: tuple[str, ...] = tuple(TASKS)
 
 

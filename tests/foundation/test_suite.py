@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,9 @@ def test_prompt_texts_choices_and_data_match_lm_eval(harness_configs: dict[str, 
                     assert tuple(config["generation_kwargs"]["until"]) == task.stop_sequences
                 checked += 1
     assert checked == 48
+
+
+def test_defining_a_prompt_twice_is_an_error() -> None:
+    te = get_task("te")
+    with pytest.raises(ValueError, match="prompt of task 'te' 'p1' is defined twice"):
+        replace(te, prompts=(te.prompts[0], te.prompts[0]))
