@@ -1,0 +1,116 @@
+"""``python -m eval_queue`` on a fresh local store with a temp Hugging Face cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from eval_queue.cli import main
+from tests.queue.hf_cache import DEFAULT_SHA, make_cache_entry
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A fresh store and a cache holding one model, offline, as on a GPU node."""
+    make_cache_entry(tmp_path / "hf-home" / "hub", MODEL, shapes={"w": [135, 1000, 1000]})
+    values = {
+        "EVALITA_DATA_DIR": str(tmp_path / "data"),
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    return values
+
+
+def request_files(env: dict[str, str]) -> list[Path]:
+    return sorted(p for p in Path(env["EVALITA_DATA_DIR"], "requests").rglob("*.json"))
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """The real entry point in a child process."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "eval_queue", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_submit_writes_one_pending_request_then_refuses_the_duplicate(env: dict[str, str]) -> None:
+    code, out, err = run("submit", MODEL, "--submitted-by", "maintainer")
+    assert code == 0, err
+    (path,) = request_files(env)
+    request = json.loads(path.read_text())
+    assert (request["status"], request["revision"], request["num_fewshot"]) == ("PENDING", DEFAULT_SHA, 0)
+    assert (request["license"], request["params_b"]) == ("apache-2.0", 0.135)
+    assert request["model"] in out
+
+    code, out, err = run("submit", MODEL, "--submitted-by", "maintainer")
+    assert code == 2
+    assert err.startswith("error: duplicate:") and len(err.strip().splitlines()) == 1
+    assert request_files(env) == [path]
+
+
+def test_submitting_an_unknown_model_is_refused_and_writes_nothing(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", "no-such-org/no-such-model-xyz"]) == 2
+    assert "cannot verify no-such-org/no-such-model-xyz offline" in capsys.readouterr().err
+    assert not Path(env["EVALITA_DATA_DIR"]).exists()
+
+
+def test_bad_arguments_exit_2_with_one_line(env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["submit", MODEL, "--fewshot", "five"])
+    assert info.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["submit", MODEL, "--precision", "int4"]) == 2
+    assert "choose one of bfloat16, float16, float32" in capsys.readouterr().err
+    assert main(["list", "--status", "DONE"]) == 2
+    assert main(["cancel", "../../etc/passwd"]) == 2
+    assert request_files(env) == []
+
+
+def test_list_shows_requests_and_names_bad_files(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", MODEL, "--fewshot", "0", "--fewshot", "5"]) == 0
+    bad = Path(env["EVALITA_DATA_DIR"], "requests", "org", "x_eval_request_main_bfloat16_0shot.json")
+    bad.parent.mkdir(parents=True)
+    bad.write_text("{ truncated")
+    capsys.readouterr()
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("PENDING") == 2
+    assert "problems (1 file(s) skipped):" in out
+    assert "org/x_eval_request_main_bfloat16_0shot.json: not valid JSON" in out
+    assert main(["list", "--status", "running"]) == 0
+    assert "(no RUNNING requests)" in capsys.readouterr().out
+
+
+def test_cancel_and_requeue_by_id(env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["submit", MODEL]) == 0
+    request_id = str(
+        request_files(env)[0].relative_to(Path(env["EVALITA_DATA_DIR"], "requests"))
+    ).removesuffix(".json")
+    assert main(["cancel", request_id]) == 0
+    assert f"{request_id}: CANCELLED" in capsys.readouterr().out
+    assert main(["cancel", request_id]) == 2
+    assert "already CANCELLED" in capsys.readouterr().err
+    assert main(["requeue", request_id + ".json"]) == 0
+    assert f"{request_id}: PENDING" in capsys.readouterr().out
+    assert main(["requeue", "org/none_eval_request_main_bfloat16_0shot"]) == 2
+    assert "no such request" in capsys.readouterr().err
