@@ -449,6 +449,9 @@ def run_harness(
     tokens = TokenCounter()
     _instrument(lm, tracker, tokens)
 
+    # lm-eval logs every task it indexes and selects at INFO: keep the log (and the
+    # FAILED request's log tail) for what matters.
+    logging.getLogger("lm_eval").setLevel(max(logging.WARNING, logging.getLogger("lm_eval").getEffectiveLevel()))
     task_manager = TaskManager(include_path=str(include_path) if include_path else None)
     tasks = _load_tasks(task_names, task_manager)
     log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)

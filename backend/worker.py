@@ -288,8 +288,8 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
             return Outcome.RELEASED
         except Exception as exc:  # the outermost handler of a job: record a readable reason
             heartbeat.stop()
-            log.exception("%s failed", rid)
             reason = failure_reason(exc, tail.text())
+            log.exception("%s failed", rid)
             try:
                 queue.fail(rid, config.worker_id, reason)
             except LeaseLostError as lost:

@@ -1,0 +1,155 @@
+"""Fixtures for the backend tests: a tiny random model in a temp HF cache, a local deployment.
+
+The slow tests run the real worker as ``python -m backend`` in a subprocess whose
+environment points the hub cache at the tiny model's cache and the stores at ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from eval_queue.queue import RequestQueue
+from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
+from eval_queue.settings import Settings
+from eval_queue.storage import Stores, open_stores
+from tests.support.tiny_model import TinyModel, install_tiny_model
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
+    """The tiny random Llama, filed in its own hub cache (built once per session)."""
+    return install_tiny_model(tmp_path_factory.mktemp("tiny-model"))
+
+
+@pytest.fixture(scope="session")
+def datasets_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One datasets cache for every subprocess of the session (JSON → Arrow once)."""
+    return tmp_path_factory.mktemp("hf-datasets")
+
+
+@dataclass
+class Deployment:
+    """A local deployment under ``tmp_path`` and how to run the worker against it."""
+
+    root: Path
+    stores: Stores
+    queue: RequestQueue
+    env: dict[str, str]
+
+    def submit(
+        self, model: str, revision: str, *, num_fewshot: int = 0, precision: Precision = Precision.BFLOAT16
+    ) -> EvalRequest:
+        request = EvalRequest(
+            model=model,
+            revision=revision,
+            precision=precision,
+            num_fewshot=num_fewshot,
+            model_type=ModelType.PRETRAINED,
+            license="apache-2.0",
+            submitted_by="tests",
+            submitted_time=isoformat(utc_now()),
+        )
+        return self.queue.add(request)
+
+    def status(self, request: EvalRequest) -> EvalRequest:
+        return self.queue.get(request.request_id)
+
+    def worker(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "backend", *args],
+            cwd=REPO_ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def start_worker(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "backend", *args],
+            cwd=REPO_ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+
+def worker_env(hub_cache: Path, datasets_cache: Path, data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVALITA_", "HF_"))}
+    env.update(
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        HF_EVALUATE_OFFLINE="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HUB_CACHE=str(hub_cache),
+        HF_DATASETS_CACHE=str(datasets_cache),
+        EVALITA_DATA_DIR=str(data_dir),
+        TOKENIZERS_PARALLELISM="false",
+        PYTHONPATH=str(REPO_ROOT),
+    )
+    return env
+
+
+@pytest.fixture
+def deployment(tmp_path: Path, tiny_model: TinyModel, datasets_cache: Path) -> Deployment:
+    data_dir = tmp_path / "eval-data"
+    stores = open_stores(Settings(data_dir=data_dir))
+    return Deployment(
+        root=data_dir,
+        stores=stores,
+        queue=RequestQueue(stores.requests),
+        env=worker_env(tiny_model.cache_dir, datasets_cache, data_dir),
+    )
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str, interval: float = 0.2) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def read_lines_until(process: subprocess.Popen[str], needle: str, timeout: float) -> list[str]:
+    """Read the worker's output until a line contains ``needle`` (a sign of where it is)."""
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if needle in line:
+            return seen
+    raise AssertionError(f"worker never logged {needle!r}; output:\n{''.join(seen[-40:])}")
+
+
+def status_is(deployment: Deployment, request: EvalRequest, *statuses: Status) -> Callable[[], bool]:
+    return lambda: deployment.status(request).status in statuses
+
+
+__all__: Sequence[str] = ("Deployment", "read_lines_until", "status_is", "wait_for")
+
+
+@pytest.fixture
+def cleanup_processes() -> Iterator[list[subprocess.Popen[str]]]:
+    """Processes a test started; killed (by their own id) if still running at the end."""
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)

@@ -1,0 +1,185 @@
+"""backend.worker.run_once with a stand-in evaluator: claim, heartbeat, publish, fail, release.
+
+No harness here (fast): the evaluator is a function the test controls; the real one
+is exercised end to end in ``test_worker_e2e.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from backend.__main__ import main as backend_main
+from backend.convert import IncompleteRunError
+from backend.worker import (
+    Evaluation,
+    ExitCode,
+    Outcome,
+    StageError,
+    WorkerConfig,
+    run_once,
+)
+from eval_queue.queue import RequestQueue
+from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
+from eval_queue.settings import Settings
+from eval_queue.storage import Stores, open_stores
+from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult
+
+LOG = logging.getLogger("tests.worker")
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Stores:
+    return open_stores(Settings(data_dir=tmp_path / "eval-data"))
+
+
+@pytest.fixture
+def queue(stores: Stores) -> RequestQueue:
+    return RequestQueue(stores.requests)
+
+
+@pytest.fixture
+def request_(queue: RequestQueue) -> EvalRequest:
+    return queue.add(EvalRequest(model="org/model", revision="b" * 40, submitted_time=isoformat(utc_now())))
+
+
+def _config(lease_s: float = 60.0) -> WorkerConfig:
+    return WorkerConfig(worker_id="w1", lease_s=lease_s)
+
+
+def _evaluation(request: EvalRequest) -> Evaluation:
+    results = ResultsFile(
+        model=ModelInfo(id=request.model, revision=request.revision),
+        run=RunInfo(num_fewshot=0, data="sample", finished_at="2026-11-22T12:00:00Z"),
+        tasks={"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=4)})},
+    )
+    return Evaluation(results, "org/model/results_2026-11-22T12-00-00Z.json", {"org/model/run/te_p1.jsonl": b"{}\n"})
+
+
+def test_nothing_to_do_claims_nothing(stores: Stores, queue: RequestQueue) -> None:
+    def never(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        raise AssertionError("nothing should run")
+
+    assert run_once(stores, queue, _config(), never) is Outcome.NOTHING
+    assert Outcome.NOTHING.exit_code is ExitCode.OK
+
+
+def test_a_successful_run_publishes_results_and_details_then_finishes(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    outcome = run_once(stores, queue, _config(), lambda r, c: _evaluation(r))
+
+    assert outcome is Outcome.FINISHED
+    done = queue.get(request_.request_id)
+    assert done.status is Status.FINISHED
+    assert done.results_path == "org/model/results_2026-11-22T12-00-00Z.json"
+    assert ResultsFile.from_json(stores.results.read(done.results_path), done.results_path).tasks["te"]
+    assert stores.details.read("org/model/run/te_p1.jsonl") == b"{}\n"
+
+
+def test_an_evaluation_error_fails_the_request_with_stage_cause_and_log_tail(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    def broken(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        LOG.info("loading the model for %s", request.model)
+        try:
+            raise OSError("model.safetensors is truncated")
+        except OSError as exc:
+            raise StageError("running the harness", exc) from exc
+
+    outcome = run_once(stores, queue, _config(), broken)
+
+    assert outcome is Outcome.FAILED and outcome.exit_code is ExitCode.FAILED
+    failed = queue.get(request_.request_id)
+    assert failed.status is Status.FAILED
+    assert failed.error is not None
+    first_line = failed.error.splitlines()[0]
+    assert first_line.startswith("running the harness failed: OSError: model.safetensors is truncated")
+    assert "--- log tail ---" in failed.error and "loading the model for org/model" in failed.error
+    assert stores.results.list() == []
+
+
+def test_an_incomplete_run_is_failed_and_nothing_is_published(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def partial(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        raise IncompleteRunError("the run did not produce every task and prompt: te/p4: missing")
+
+    assert run_once(stores, queue, _config(), partial) is Outcome.FAILED
+    assert "te/p4" in (queue.get(request_.request_id).error or "")
+    assert stores.results.list() == [] and stores.details.list() == []
+
+
+def test_the_heartbeat_keeps_the_lease_alive_during_a_long_run(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def slow(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        deadline = time.monotonic() + 2.5  # more than twice the lease
+        while time.monotonic() < deadline:
+            assert queue.claim_next("intruder", 60) is None  # the lease never expires
+            time.sleep(0.3)
+        return _evaluation(request)
+
+    assert run_once(stores, queue, _config(lease_s=1.0), slow) is Outcome.FINISHED
+
+
+def test_a_lost_lease_stops_the_run_and_publishes_nothing(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def cancelled_meanwhile(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        queue.cancel(request.request_id)
+        time.sleep(5)  # the heartbeat (every 0.5 s) interrupts this
+        raise AssertionError("the heartbeat should have stopped the run")
+
+    started = time.monotonic()
+    outcome = run_once(stores, queue, _config(lease_s=1.5), cancelled_meanwhile)
+
+    assert outcome is Outcome.LEASE_LOST
+    assert time.monotonic() - started < 4
+    assert queue.get(request_.request_id).status is Status.CANCELLED
+    assert stores.results.list() == []
+
+
+def test_a_lease_lost_just_before_publishing_publishes_nothing(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def cancelled_at_the_end(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        queue.cancel(request.request_id)
+        return _evaluation(request)
+
+    assert run_once(stores, queue, _config(), cancelled_at_the_end) is Outcome.LEASE_LOST
+    assert stores.results.list() == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_or_sigint_hands_the_request_back(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, signum: int
+) -> None:
+    def stopped(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        os.kill(os.getpid(), signum)
+        time.sleep(5)
+        raise AssertionError("the signal should have interrupted the run")
+
+    outcome = run_once(stores, queue, _config(), stopped)
+
+    assert outcome is Outcome.RELEASED and outcome.exit_code is ExitCode.INTERRUPTED
+    back = queue.get(request_.request_id)
+    assert (back.status, back.claimed_by, back.attempts) == (Status.PENDING, None, 0)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+
+
+def test_cli_rejects_an_unknown_data_source_with_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+    assert backend_main(["--once", "--data", "nowhere"]) == ExitCode.USAGE
+    assert backend_main(["--once", "--data", f"local:{tmp_path / 'missing'}"]) == ExitCode.USAGE
+
+
+def test_cli_once_with_an_empty_queue_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+    assert backend_main(["--once"]) == ExitCode.OK
