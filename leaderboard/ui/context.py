@@ -16,8 +16,10 @@ from pathlib import Path
 
 from eval_queue.queue import QueueListing, RequestQueue
 from eval_queue.requests import EvalRequest, utc_now
+from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from eval_queue.submission import SubmissionForm, submit
 from leaderboard.results import LoadedResults, ResultsCache, load_results
 from leaderboard.views import Board
 
@@ -37,6 +39,7 @@ class AppContext:
     _board: Board | None = field(default=None, repr=False)
     _version: int = 0
     _parsed_seen: int = -1
+    _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -74,17 +77,20 @@ class AppContext:
             self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
             logger.info("results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems))
 
-    def submit(self, *, model: str, revision: str, precision: str, fewshot: list[int], model_type: str,
+    def submit(self, *, model: str, revision: str, precision: str, fewshot: list[int], model_type: str | None,
                submitted_by: str) -> list[EvalRequest]:
         """Validate and queue one request per chosen setting; raises ``SubmissionRejected``."""
-        from eval_queue import submission  # imported on first submission: it may reach the hub client
-
-        form = submission.SubmissionForm(
+        form = SubmissionForm(
             model=model, revision=revision, precision=precision, num_fewshot=tuple(fewshot),
             model_type=model_type, submitted_by=submitted_by,
         )
-        resolver = submission.ModelResolver(self.settings)
-        return submission.submit(self.queue, form, resolver=resolver, settings=self.settings)
+        return submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
+
+    def _resolver(self) -> ModelResolver:
+        with self._lock:
+            if self._model_resolver is None:  # built on first submission: online it makes a hub client
+                self._model_resolver = resolver_for(self.settings)
+            return self._model_resolver
 
     def queue_listing(self) -> QueueListing:
         return self.queue.listing()

@@ -51,7 +51,7 @@ class ModelTab:
 
 def build() -> ModelTab:
     with gr.Row():
-        model = gr.Dropdown([], label="Model", elem_id="model-pick", scale=3, allow_custom_value=False)
+        model = gr.Dropdown([], label="Model", elem_id="model-pick", scale=3, allow_custom_value=True)
         setting = gr.Radio(
             [("0-shot", "0"), ("5-shot", "5")], value="0", label="Setting", elem_id="model-setting"
         )

@@ -15,6 +15,8 @@ from leaderboard.ui.context import AppContext
 
 logger = logging.getLogger(__name__)
 
+AUTO_TYPE = "auto (from the model card)"
+
 
 @dataclass
 class SubmitTab:
@@ -118,7 +120,7 @@ def do_submit(
             revision=(revision or "").strip() or "main",
             precision=precision,
             fewshot=[int(k) for k in (fewshot or [])],
-            model_type=model_type,
+            model_type=None if model_type in (None, "", AUTO_TYPE) else model_type,
             submitted_by=_user(request),
         )
     except SubmissionRejected as exc:
