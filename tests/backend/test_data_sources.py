@@ -1,0 +1,223 @@
+"""Data sources: the upstream lm-eval task names read ``sample`` / ``local:<dir>`` files offline.
+
+Loads the harness's task index once per module (about 20 s); everything else reuses it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backend.data import (
+    INCLUDE_DIR_NAME,
+    SAMPLE_DATA_DIR,
+    DataOverride,
+    DataSource,
+    DataSourceError,
+    DataSourceKind,
+    prepare_include_path,
+    read_upstream_tasks,
+)
+from backend.metrics import install_offline_rouge
+from leaderboard.suite import SUITE, TaskKind
+
+lm_eval_tasks = pytest.importorskip("lm_eval.tasks")
+
+SUITE_TASKS = {
+    name: (spec.id, spec.kind)
+    for spec in SUITE
+    for prompt in spec.prompts
+    for name in prompt.harness_task_names
+}
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def offline_rouge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``evaluate.load("rouge")`` (run by the SUM hooks) served from a private modules cache."""
+    from evaluate import config
+
+    mp = pytest.MonkeyPatch()
+    cache = tmp_path_factory.mktemp("hf-modules")
+    mp.setattr(config, "HF_MODULES_CACHE", cache)
+    mp.setattr(config, "HF_EVALUATE_OFFLINE", True)
+    install_offline_rouge(cache)
+    yield
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def datasets_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HF_DATASETS_CACHE", str(tmp_path_factory.mktemp("hf-datasets")))
+    yield
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def sample_override(tmp_path_factory: pytest.TempPathFactory) -> DataOverride:
+    return prepare_include_path("sample", tmp_path_factory.mktemp("work"))
+
+
+@pytest.fixture(scope="module")
+def task_manager(sample_override: DataOverride) -> Any:
+    return lm_eval_tasks.TaskManager(**sample_override.task_manager_kwargs())
+
+
+@pytest.fixture(scope="module")
+def loaded(task_manager: Any, offline_rouge: None, datasets_cache: None) -> dict[str, Any]:
+    """The whole upstream ``evalita-mp`` group, built with the sample data."""
+    return task_manager.load(["evalita-mp"])["tasks"]
+
+
+def test_every_upstream_task_is_overridden_with_existing_files(sample_override: DataOverride) -> None:
+    upstream = {task.name for task in read_upstream_tasks()}
+    assert set(sample_override.tasks) == upstream
+    assert set(SUITE_TASKS) <= upstream
+    assert sample_override.label == "sample"
+    assert sample_override.include_path is not None
+    assert {p.stem for p in sample_override.include_path.glob("*.yaml")} == upstream
+    for files in sample_override.data_files.values():
+        assert all(path.is_file() and path.is_relative_to(SAMPLE_DATA_DIR) for path in files.values())
+
+
+def test_upstream_group_builds_every_suite_task_from_local_json(
+    loaded: dict[str, Any], sample_override: DataOverride
+) -> None:
+    assert set(SUITE_TASKS) <= set(loaded)
+    for name in SUITE_TASKS:
+        task = loaded[name]
+        assert task.config.dataset_path == "json", name
+        wanted = {split: str(path) for split, path in sample_override.data_files[name].items()}
+        assert task.config.dataset_kwargs["data_files"] == wanted, name
+
+
+@pytest.mark.parametrize("name", sorted(SUITE_TASKS))
+def test_suite_task_yields_the_sample_test_docs_and_five_shots(
+    name: str, loaded: dict[str, Any], sample_override: DataOverride
+) -> None:
+    task = loaded[name]
+    test_file = sample_override.data_files[name][task.config.test_split]
+    assert [dict(doc) for doc in task.test_docs()] == read_jsonl(test_file)
+    assert len(task.fewshot_docs()) >= 5
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, (_, kind) in SUITE_TASKS.items() if kind is TaskKind.MULTIPLE_CHOICE)
+)
+def test_multiple_choice_targets_are_in_range_of_the_choices(name: str, loaded: dict[str, Any]) -> None:
+    task = loaded[name]
+    docs = list(task.test_docs()) + list(task.fewshot_docs())
+    for doc in docs:
+        choices = task.doc_to_choice(doc)
+        target = task.doc_to_target(doc)
+        if isinstance(target, str):
+            assert target in choices, (name, target, choices)
+        else:
+            assert 0 <= target < len(choices), (name, target, choices)
+    assert docs
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, (_, kind) in SUITE_TASKS.items() if kind is TaskKind.GENERATIVE)
+)
+def test_generative_targets_render(name: str, loaded: dict[str, Any]) -> None:
+    task = loaded[name]
+    for doc in task.test_docs():
+        target = task.doc_to_target(doc)
+        assert isinstance(target, str) and target.strip(), (name, doc)
+        assert task.doc_to_text(doc).strip()
+
+
+def test_a_task_loaded_by_name_reads_the_sample_data_too(
+    task_manager: Any, offline_rouge: None, datasets_cache: None
+) -> None:
+    tasks = task_manager.load(["evalita-mp_te_prompt-1", "evalita-mp_ner_wn_p2"])["tasks"]
+    assert {t.config.dataset_path for t in tasks.values()} == {"json"}
+    assert tasks["evalita-mp_ner_wn_p2"].test_docs()[0]["text"].startswith("L'Agenzia Spaziale Italiana")
+
+
+def test_prompts_and_metrics_are_the_upstream_ones(sample_override: DataOverride) -> None:
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    data_keys = {"dataset_path", "dataset_kwargs"}
+    checked = 0
+    for task in read_upstream_tasks():
+        assert sample_override.include_path is not None
+        ours = load_yaml(sample_override.include_path / f"{task.name}.yaml", resolve_func=False)
+        theirs = load_yaml(task.yaml_path, resolve_func=False)
+        assert {k: v for k, v in ours.items() if k not in data_keys} == {
+            k: v for k, v in theirs.items() if k not in data_keys
+        }, task.name
+        checked += 1
+    assert checked == len(sample_override.tasks)
+
+
+def test_local_source_reads_a_copy_of_the_files(tmp_path: Path) -> None:
+    copy = tmp_path / "my-data"
+    shutil.copytree(SAMPLE_DATA_DIR, copy)
+    override = prepare_include_path(f"local:{copy}", tmp_path / "work")
+    assert override.label == "local:my-data"
+    assert override.source == DataSource(DataSourceKind.LOCAL, copy.resolve())
+    for files in override.data_files.values():
+        assert all(path.is_relative_to(copy.resolve()) for path in files.values())
+    # The generated YAML names the copy, so the harness reads it (shown above for the sample).
+    assert override.include_path is not None
+    text = (override.include_path / "evalita-mp_te_prompt-1.yaml").read_text(encoding="utf-8")
+    assert str(copy.resolve() / "te" / "test.jsonl") in text
+
+
+def test_local_source_loads_through_the_harness(
+    tmp_path: Path, offline_rouge: None, datasets_cache: None
+) -> None:
+    copy = tmp_path / "other"
+    shutil.copytree(SAMPLE_DATA_DIR, copy)
+    rows = read_jsonl(copy / "te" / "test.jsonl")[:3]
+    (copy / "te" / "test.jsonl").write_text(
+        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+    )
+    override = prepare_include_path(f"local:{copy}", tmp_path / "work")
+    # Without the built-in index (faster); our YAMLs include the upstream ones by path.
+    manager = lm_eval_tasks.TaskManager(include_defaults=False, **override.task_manager_kwargs())
+    task = manager.load(["evalita-mp_te_prompt-2"])["tasks"]["evalita-mp_te_prompt-2"]
+    assert [dict(doc) for doc in task.test_docs()] == rows
+
+
+def test_local_source_missing_a_split_file_names_it(tmp_path: Path) -> None:
+    copy = tmp_path / "partial"
+    shutil.copytree(SAMPLE_DATA_DIR, copy)
+    (copy / "ner" / "fic" / "trial.jsonl").unlink()
+    with pytest.raises(DataSourceError, match=r"trial → .*ner/fic/trial\.jsonl"):
+        prepare_include_path(f"local:{copy}", tmp_path / "work")
+
+
+@pytest.mark.parametrize("spec", ["", "hubs", "sample:x", "local:", "hub:foo", "local:/no/such/dir"])
+def test_invalid_source_specs_are_rejected_with_the_valid_ones(spec: str) -> None:
+    with pytest.raises(DataSourceError, match=r"Unknown data source|does not exist"):
+        DataSource.parse(spec)
+
+
+def test_hub_source_overrides_nothing(tmp_path: Path) -> None:
+    override = prepare_include_path("hub", tmp_path)
+    assert override.include_path is None
+    assert override.task_manager_kwargs() == {}
+    assert override.label == "hub" and override.tasks == ()
+    assert not (tmp_path / INCLUDE_DIR_NAME).exists()
+
+
+def test_preparing_again_replaces_stale_task_files(tmp_path: Path) -> None:
+    first = prepare_include_path("sample", tmp_path)
+    assert first.include_path is not None
+    stale = first.include_path / "stale-task.yaml"
+    stale.write_text("task: stale\n", encoding="utf-8")
+    second = prepare_include_path("sample", tmp_path)
+    assert second.include_path == first.include_path
+    assert not stale.exists()
