@@ -89,6 +89,8 @@ class HubRepo:
     # (a read must see the last claim); results files are written once under new names,
     # so their reader can skip a head check per file right after a listing.
     max_staleness_s: float = 0.0
+    # How old a snapshot a write may start from (see ``commit``); correctness never depends on it.
+    write_staleness_s: float = 0.5
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     _snapshot: _Snapshot | None = field(default=None, init=False, repr=False)
     _blobs: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
@@ -142,13 +144,18 @@ class HubRepo:
         plan: Callable[[_Snapshot], CommitOperationAdd | CommitOperationDelete | None],
         message: str,
     ) -> None:
-        """Run ``plan`` on a fresh snapshot and commit its operation on top of that head.
+        """Run ``plan`` on a recent snapshot and commit its operation on top of that head.
 
         ``plan`` may raise (nothing is written) or return ``None`` (nothing to do).
         On HTTP 412 the snapshot is re-read and ``plan`` runs again.
+
+        The first attempt may use a snapshot up to ``write_staleness_s`` old: a stale
+        parent is refused with 412, so no write can be lost, and a worker that lists
+        the queue and then tries candidates one by one does not re-read the head for
+        each.  A refusal decided by ``plan`` is thus at most that old — like any read.
         """
         for attempt in range(self.retry.attempts):
-            snapshot = self.snapshot(fresh=True)  # writes start from the real head
+            snapshot = self._write_snapshot(optimistic=attempt == 0)
             operation = plan(snapshot)
             if operation is None:
                 return
@@ -163,6 +170,13 @@ class HubRepo:
             f"hub repo {self.repo_id}: {message!r} kept losing to concurrent commits "
             f"({self.retry.attempts} attempts); try again"
         )
+
+    def _write_snapshot(self, optimistic: bool) -> _Snapshot:
+        with self._lock:
+            known = self._snapshot
+            if optimistic and known and time.monotonic() - known.taken_at < self.write_staleness_s:
+                return known
+        return self.snapshot(fresh=True)
 
     def _commit_on(
         self, snapshot: _Snapshot, operation: CommitOperationAdd | CommitOperationDelete, message: str

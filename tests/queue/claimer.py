@@ -2,7 +2,8 @@
 
 It opens the stores from the environment exactly as the real entry points do, then:
 
-* ``drain``: claims and finishes requests until none is left, printing ``claimed <id>``;
+* ``drain``: prints ``ready``, waits for a line on stdin (so that all workers start
+  together), then claims and finishes requests until none is left, printing ``claimed <id>``;
 * ``hold``: claims one request, prints ``claimed <id>`` and renews the lease until killed.
 """
 
@@ -25,6 +26,8 @@ def main() -> int:
     args = parser.parse_args()
     queue = RequestQueue(open_stores(Settings.from_env()).requests)
     if args.mode == "drain":
+        print("ready", flush=True)
+        sys.stdin.readline()
         while (request := queue.claim_next(args.worker, args.lease)) is not None:
             print(f"claimed {request.request_id}", flush=True)
             queue.finish(request.request_id, args.worker, f"results/{args.worker}.json")

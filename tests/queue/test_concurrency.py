@@ -67,6 +67,7 @@ def claimer(env: dict[str, str], mode: str, worker: str, lease: float) -> subpro
         [sys.executable, "-m", "tests.queue.claimer", mode, "--worker", worker, "--lease", str(lease)],
         cwd=ROOT,
         env=env,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -77,12 +78,20 @@ def test_racing_workers_claim_every_request_exactly_once(
     queue: RequestQueue, worker_env: dict[str, str]
 ) -> None:
     ids = fill(queue, REQUESTS)
-    started = time.monotonic()
     procs = [claimer(worker_env, "drain", f"w{n}", 60) for n in range(WORKERS)]
+    for proc in procs:  # wait until every worker has started up, then release them at once
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    started = time.monotonic()
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.close()
     claims: Counter[str] = Counter()
     by_worker: dict[str, str] = {}
     for n, proc in enumerate(procs):
-        out, err = proc.communicate(timeout=90)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.wait(timeout=90)
+        out, err = proc.stdout.read(), proc.stderr.read()
         assert proc.returncode == 0, err
         for line in out.splitlines():
             request_id = line.removeprefix("claimed ")
@@ -90,6 +99,7 @@ def test_racing_workers_claim_every_request_exactly_once(
             by_worker[request_id] = f"w{n}"
     elapsed = time.monotonic() - started
     assert set(claims) == ids
+    assert len(set(by_worker.values())) > 1, "only one worker got to claim anything"
     assert max(claims.values()) == 1
     listing = queue.listing()
     assert all(r.status is Status.FINISHED for r in listing.requests)
