@@ -84,6 +84,9 @@ class RunOptions:
     apply_chat_template: bool = False
     trust_remote_code: bool = False
     progress_interval_s: float = 30.0
+    # Cap on generated tokens (lm-eval ``gen_kwargs``); None keeps each task's own setting.
+    # Only for smoke tests and development: a capped run is not comparable.
+    max_gen_toks: int | None = None
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -118,6 +121,7 @@ class RunRecord:
     num_fewshot: int = 0
     limit: int | float | None = None
     bootstrap_iters: int = 0
+    max_gen_toks: int | None = None
     seeds: dict[str, int] = field(default_factory=dict)
     hardware: str = ""
     versions: dict[str, str] = field(default_factory=dict)
@@ -464,6 +468,7 @@ def run_harness(
         log_samples=log_samples,
         apply_chat_template=options.apply_chat_template,
         fewshot_as_multiturn=options.apply_chat_template,
+        gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
         task_manager=task_manager,
         random_seed=RANDOM_SEED,
         numpy_random_seed=NUMPY_SEED,
@@ -489,6 +494,7 @@ def run_harness(
         num_fewshot=num_fewshot,
         limit=options.limit,
         bootstrap_iters=options.bootstrap_iters,
+        max_gen_toks=options.max_gen_toks,
         seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
         hardware=describe_hardware(device),
         versions=_versions(),

@@ -95,6 +95,7 @@ class HarnessSettings:
     apply_chat_template: bool = False
     trust_remote_code: bool = False
     progress_interval_s: float = 30.0
+    max_gen_toks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -354,6 +355,7 @@ def _evaluate(request: EvalRequest, config: WorkerConfig) -> Evaluation:
             dtype=record.dtype,
             batch_size_used=record.batch_size_used,
             bootstrap_iters=record.bootstrap_iters,
+            max_gen_toks=record.max_gen_toks,
             seeds=record.seeds,
             versions=record.versions,
             model_load_s=record.model_load_s,
@@ -505,6 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", default=None, help="cpu | cuda | cuda:N (default: cuda if available)")
     parser.add_argument("--backend", choices=("hf", "vllm"), default="hf", help="harness model backend")
     parser.add_argument("--apply-chat-template", action="store_true", help="render prompts with the model's chat template")
+    parser.add_argument(
+        "--max-gen-toks", type=int, default=None, help="cap generated tokens (smoke tests only; not comparable)"
+    )
     parser.add_argument("--worker-id", default=f"{socket.gethostname()}-{os.getpid()}")
     parser.add_argument("--lease-s", type=float, default=DEFAULT_LEASE_S, help="lease length; renewed every third of it")
     parser.add_argument("--poll-s", type=float, default=DEFAULT_POLL_S, help="serve: seconds between polls")
@@ -519,6 +524,8 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
     DataSource.parse(args.data)  # DataSourceError (exit 2) for a bad --data
     if args.bootstrap_iters < 0:
         raise EvalitaError("--bootstrap-iters must be >= 0")
+    if args.max_gen_toks is not None and args.max_gen_toks <= 0:
+        raise EvalitaError("--max-gen-toks must be positive")
     if args.lease_s <= 0 or args.poll_s <= 0:
         raise EvalitaError("--lease-s and --poll-s must be positive")
     return WorkerConfig(
@@ -535,6 +542,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
             apply_chat_template=args.apply_chat_template,
             trust_remote_code=settings.allow_remote_code,
             progress_interval_s=args.progress_s,
+            max_gen_toks=args.max_gen_toks,
         ),
     )
 

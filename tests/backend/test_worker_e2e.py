@@ -1,0 +1,172 @@
+"""End to end: submit → ``python -m backend --once`` (a subprocess, the real harness) → store.
+
+The tiny random model sits in a temp hub cache and is submitted by id and sha like any
+hub model; data are the project's bundled sample.  ``--limit 2 --max-gen-toks 8`` keep
+the run to seconds while every task and prompt still runs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from backend.data import SAMPLE_DATA_DIR
+from backend.worker import ExitCode
+from eval_queue.requests import EvalRequest, Status
+from leaderboard.schema import DetailRecord, ResultsFile
+from leaderboard.suite import SUITE, TaskKind
+from tests.backend.conftest import REPO_ROOT, Deployment, read_lines_until, status_is, wait_for
+from tests.support.tiny_model import TinyModel
+
+pytestmark = pytest.mark.slow
+
+FAST = ("--limit", "2", "--max-gen-toks", "8", "--bootstrap-iters", "0", "--progress-s", "5")
+
+
+def _submit_with_cli(deployment: Deployment, tiny_model: TinyModel) -> EvalRequest:
+    done = subprocess.run(
+        [sys.executable, "-m", "eval_queue", "submit", tiny_model.model_id, "--revision", tiny_model.revision],
+        cwd=REPO_ROOT,
+        env=deployment.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    [request] = deployment.queue.listing().requests
+    assert request.revision == tiny_model.revision
+    return request
+
+
+def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
+    deployment: Deployment, tiny_model: TinyModel
+) -> None:
+    request = _submit_with_cli(deployment, tiny_model)
+
+    done = deployment.worker("--once", *FAST)
+
+    assert done.returncode == ExitCode.OK, done.stderr[-3000:]
+    finished = deployment.status(request)
+    assert finished.status is Status.FINISHED and finished.results_path
+    results = ResultsFile.from_json(deployment.stores.results.read(finished.results_path), finished.results_path)
+    assert list(results.tasks) == [task.id for task in SUITE]
+    checked = 0
+    for task in SUITE:
+        prompts = results.tasks[task.id].prompts
+        assert list(prompts) == (
+            ["p1", "p2", "p3", "p4", "p5", "p6"] if task.kind is TaskKind.MULTIPLE_CHOICE else ["p1", "p2"]
+        )
+        for score in prompts.values():
+            assert score.score is not None and 0.0 <= score.score <= 1.0
+            assert score.n is not None and score.n >= 1
+            checked += 1
+    assert checked == 36 + 8
+    assert set(results.tasks["ner"].prompts["p1"].parts or {}) == {"adg", "fic", "wn"}
+    assert results.tasks["sum"].metric == "rouge1"
+
+    run = results.run
+    assert (run.data, run.limit, run.num_fewshot, run.backend) == ("sample", 2, 0, "hf")
+    assert not run.comparable
+    assert run.harness == "lm-eval 0.4.13" and run.hardware and run.duration_s and run.duration_s > 0
+    assert run.model_args and f"revision={tiny_model.revision}" in run.model_args and "token" not in run.model_args
+    assert results.model.architecture == "LlamaForCausalLM"
+
+    assert run.details_path
+    details = [p for p in deployment.stores.details.list(run.details_path) if p.endswith(".jsonl")]
+    assert len(details) == 44
+    for path in details:
+        lines = deployment.stores.details.read(path).decode().splitlines()
+        assert lines, path
+        records = [DetailRecord.model_validate_json(line) for line in lines]
+        assert all(r.input for r in records)
+    mc = [json.loads(line) for line in deployment.stores.details.read(f"{run.details_path}/te_p1.jsonl").splitlines()]
+    assert mc[0]["answer"] in mc[0]["choices"] and mc[0]["target"] in mc[0]["choices"]
+
+
+def test_once_with_nothing_to_do_exits_0(deployment: Deployment) -> None:
+    done = deployment.worker("--once")
+
+    assert done.returncode == ExitCode.OK
+    assert "nothing to do" in done.stderr
+
+
+def test_a_model_that_cannot_load_is_failed_with_a_reason(deployment: Deployment) -> None:
+    request = deployment.submit("evalita-tests/not-in-the-cache", "c" * 40)
+
+    done = deployment.worker("--once", *FAST)
+
+    assert done.returncode == ExitCode.FAILED
+    failed = deployment.status(request)
+    assert failed.status is Status.FAILED and failed.error
+    first = failed.error.splitlines()[0]
+    assert first.startswith("running the harness failed: HarnessError: could not load the model")
+    assert "evalita-tests/not-in-the-cache" in first
+
+
+def test_a_task_that_raises_is_failed_naming_the_task(
+    deployment: Deployment, tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    data = tmp_path / "broken-data"
+    shutil.copytree(SAMPLE_DATA_DIR, data)
+    (data / "wic" / "test.jsonl").write_text('{"id": 1, "sentence1": "Una frase\n')  # truncated JSON
+    request = deployment.submit(tiny_model.model_id, tiny_model.revision)
+
+    done = deployment.worker("--once", "--data", f"local:{data}", *FAST)
+
+    assert done.returncode == ExitCode.FAILED
+    failed = deployment.status(request)
+    assert failed.status is Status.FAILED and failed.error
+    assert "could not load task evalita-mp_wic_prompt-1" in failed.error.splitlines()[0]
+    assert deployment.stores.results.list() == []
+
+
+def test_sigterm_hands_the_running_request_back_to_pending(
+    deployment: Deployment, tiny_model: TinyModel, cleanup_processes: list[subprocess.Popen[str]]
+) -> None:
+    request = deployment.submit(tiny_model.model_id, tiny_model.revision)
+    worker = deployment.start_worker("--once", *FAST)
+    cleanup_processes.append(worker)
+
+    read_lines_until(worker, "backend.runner: loading", timeout=120)
+    worker.send_signal(signal.SIGTERM)
+
+    assert worker.wait(timeout=120) == ExitCode.INTERRUPTED
+    back = deployment.status(request)
+    assert (back.status, back.claimed_by, back.attempts) == (Status.PENDING, None, 0)
+    assert "SIGTERM" in back.history[-1]["note"]
+
+
+def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
+    deployment: Deployment, tiny_model: TinyModel, cleanup_processes: list[subprocess.Popen[str]]
+) -> None:
+    request = deployment.submit(tiny_model.model_id, tiny_model.revision)
+    worker = deployment.start_worker("--once", "--lease-s", "3", *FAST)
+    cleanup_processes.append(worker)
+    wait_for(status_is(deployment, request, Status.RUNNING), timeout=60, what="the claim")
+
+    worker.kill()  # SIGKILL: no chance to release
+    worker.wait(timeout=30)
+
+    assert deployment.queue.claim_next("second-worker", 60) is None  # lease still valid
+    time.sleep(3.5)
+    again = deployment.queue.claim_next("second-worker", 60)
+    assert again is not None and again.request_id == request.request_id
+    assert (again.claimed_by, again.attempts) == ("second-worker", 1)
+
+
+def test_serve_polls_until_stopped(deployment: Deployment, cleanup_processes: list[subprocess.Popen[str]]) -> None:
+    server = deployment.start_worker("--poll-s", "1")
+    cleanup_processes.append(server)
+
+    read_lines_until(server, "nothing to do", timeout=60)
+    read_lines_until(server, "nothing to do", timeout=60)  # polled again on its interval
+    server.send_signal(signal.SIGTERM)
+
+    assert server.wait(timeout=60) == ExitCode.OK
