@@ -56,6 +56,8 @@ logger = logging.getLogger(__name__)
 
 # Keeps a request that is requeued again and again from growing without bound.
 HISTORY_LIMIT = 50
+# Passes over the queue a claim makes while the store is too busy to accept it.
+CLAIM_PASSES = 3
 # Files a hub dataset repo commonly carries beside the requests; not problems.
 IGNORED_FILES = frozenset({"README.md"})
 
@@ -150,22 +152,37 @@ class RequestQueue:
         """Claim the first PENDING request in fair order, or ``None`` if there is none.
 
         Expired leases are reaped first, so a request orphaned by a dead worker is
-        claimable again.  Losing a race for one candidate moves on to the next.
+        claimable again.  Losing a race for one candidate moves on to the next.  If a
+        whole pass was lost to busy-store conflicts (not to other claims), the queue is
+        busy rather than empty, so the listing is read again, up to ``CLAIM_PASSES`` times.
         """
+        for _ in range(CLAIM_PASSES):
+            claimed, busy = self._claim_pass(worker_id, lease_s)
+            if claimed is not None or not busy:
+                return claimed
+        return None
+
+    def _claim_pass(self, worker_id: str, lease_s: float) -> tuple[EvalRequest | None, bool]:
+        """One pass over the candidates: (the claimed request, whether any attempt hit a conflict)."""
         listing = self.listing()
         reaped = {r.request_id: r for r in self._reap(listing.requests)}
         current = [reaped.get(r.request_id, r) for r in listing.requests]
+        busy = False
         for candidate in fair_order(current):
             try:
                 claimed = self._change(
                     candidate.request_id, self._claim_change(worker_id, lease_s), f"Claim by {worker_id}"
                 )
-            except (InvalidTransitionError, ConflictError, NotFoundError, MalformedFileError) as exc:
+            except ConflictError as exc:
+                busy = True
+                logger.debug("could not claim %s: %s", candidate.request_id, exc)
+                continue
+            except (InvalidTransitionError, NotFoundError, MalformedFileError) as exc:
                 logger.debug("could not claim %s: %s", candidate.request_id, exc)
                 continue
             logger.info("%s claimed %s", worker_id, claimed.request_id)
-            return claimed
-        return None
+            return claimed, busy
+        return None, busy
 
     def renew(self, request_id: str, worker_id: str, lease_s: float) -> EvalRequest:
         """Heartbeat: extend the lease; ``LeaseLostError`` if the request is no longer ours."""

@@ -23,6 +23,7 @@ def main() -> int:
     parser.add_argument("mode", choices=["drain", "hold"])
     parser.add_argument("--worker", required=True)
     parser.add_argument("--lease", type=float, default=30.0)
+    parser.add_argument("--work", type=float, default=0.05, help="seconds each 'evaluation' takes")
     args = parser.parse_args()
     queue = RequestQueue(open_stores(Settings.from_env()).requests)
     if args.mode == "drain":
@@ -30,6 +31,7 @@ def main() -> int:
         sys.stdin.readline()
         while (request := queue.claim_next(args.worker, args.lease)) is not None:
             print(f"claimed {request.request_id}", flush=True)
+            time.sleep(args.work)
             queue.finish(request.request_id, args.worker, f"results/{args.worker}.json")
         return 0
     request = queue.claim_next(args.worker, args.lease)
