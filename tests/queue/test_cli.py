@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -11,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from eval_queue.cli import main
+from eval_queue.requests import EvalRequest
+from tests.queue.conftest import REQUESTS_REPO, RESULTS_REPO
+from tests.queue.fake_hub import FakeHub
 from tests.queue.hf_cache import DEFAULT_SHA, make_cache_entry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,3 +118,31 @@ def test_cancel_and_requeue_by_id(env: dict[str, str], capsys: pytest.CaptureFix
     assert f"{request_id}: PENDING" in capsys.readouterr().out
     assert main(["requeue", "org/none_eval_request_main_bfloat16_0shot"]) == 2
     assert "no such request" in capsys.readouterr().err
+
+
+def test_hub_errors_reach_the_user_without_the_token(
+    fake_hub: FakeHub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    wrong = "hf_WRONGtokenForTests99"
+    for name, value in {
+        "EVALITA_REQUESTS_REPO": REQUESTS_REPO,
+        "EVALITA_RESULTS_REPO": RESULTS_REPO,
+        "HF_ENDPOINT": fake_hub.url,
+        "HF_TOKEN": wrong,
+    }.items():
+        monkeypatch.setenv(name, value)
+    assert main(["-v", "cancel", "org/m_eval_request_main_bfloat16_0shot"]) == 2  # reading needs no token
+    request = EvalRequest(model="org/m", revision="main", submitted_time="2026-01-01T00:00:00Z")
+    fake_hub.repos[("datasets", REQUESTS_REPO)].commit({request.path: request.to_json()})
+    assert main(["-v", "list"]) == 0
+    assert main(["-v", "cancel", request.request_id]) == 1  # writing does
+    assert "not authorized (HTTP 401)" in capsys.readouterr().err
+    monkeypatch.setenv("EVALITA_REQUESTS_REPO", "evalita/missing")
+    assert main(["-v", "list"]) == 1
+    captured = capsys.readouterr()
+    assert "does not exist or the token cannot see it" in captured.err
+    assert wrong not in captured.out + captured.err + caplog.text
