@@ -213,3 +213,8 @@ def test_summaries_are_short_articles_with_shorter_references() -> None:
         words = len(row["source"].split())
         assert 80 <= words <= 150, words
         assert len(row["target"].split()) < words / 2
+
+
+def test_the_fields_the_harness_reads_are_part_of_the_schema() -> None:
+    for entry in LAYOUT:
+        assert set(entry.fields) <= set(SCHEMAS[entry.task]), entry.dataset_path

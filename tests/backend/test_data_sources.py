@@ -21,6 +21,7 @@ from backend.data import (
     DataSourceError,
     DataSourceKind,
     prepare_include_path,
+    read_upstream_configs,
     read_upstream_tasks,
 )
 from backend.metrics import install_offline_rouge
@@ -84,7 +85,10 @@ def test_every_upstream_task_is_overridden_with_existing_files(sample_override: 
     assert set(SUITE_TASKS) <= upstream
     assert sample_override.label == "sample"
     assert sample_override.include_path is not None
-    assert {p.stem for p in sample_override.include_path.glob("*.yaml")} == upstream
+    written = {p.stem for p in sample_override.include_path.glob("*.yaml")}
+    groups = {group.name for group in read_upstream_configs().groups}
+    assert written == upstream | {f"group--{name}" for name in groups}
+    assert {"evalita-mp", "evalita-mp_ner_group"} <= groups
     for files in sample_override.data_files.values():
         assert all(path.is_file() and path.is_relative_to(SAMPLE_DATA_DIR) for path in files.values())
 
@@ -137,6 +141,22 @@ def test_generative_targets_render(name: str, loaded: dict[str, Any]) -> None:
         assert task.doc_to_text(doc).strip()
 
 
+def test_the_include_folder_alone_knows_exactly_the_evalita_tasks_and_groups(task_manager: Any) -> None:
+    configs = read_upstream_configs()
+    assert set(task_manager.all_subtasks) == {task.name for task in configs.tasks}
+    assert set(task_manager.all_groups) == {group.name for group in configs.groups}
+
+
+def test_with_builtin_tasks_kept_the_override_still_wins(
+    sample_override: DataOverride, offline_rouge: None, datasets_cache: None
+) -> None:
+    assert sample_override.include_path is not None
+    manager = lm_eval_tasks.TaskManager(include_path=str(sample_override.include_path))
+    task = manager.load(["evalita-mp_te_prompt-1"])["tasks"]["evalita-mp_te_prompt-1"]
+    assert task.config.dataset_path == "json"
+    assert task.test_docs()[0]["text1"].startswith("Giuseppe Verdi")
+
+
 def test_a_task_loaded_by_name_reads_the_sample_data_too(
     task_manager: Any, offline_rouge: None, datasets_cache: None
 ) -> None:
@@ -150,6 +170,10 @@ def test_prompts_and_metrics_are_the_upstream_ones(sample_override: DataOverride
 
     data_keys = {"dataset_path", "dataset_kwargs"}
     checked = 0
+    for group in read_upstream_configs().groups:
+        assert sample_override.include_path is not None
+        ours = load_yaml(sample_override.include_path / f"group--{group.name}.yaml", resolve_func=False)
+        assert ours == load_yaml(group.yaml_path, resolve_func=False), group.name
     for task in read_upstream_tasks():
         assert sample_override.include_path is not None
         ours = load_yaml(sample_override.include_path / f"{task.name}.yaml", resolve_func=False)
@@ -185,8 +209,7 @@ def test_local_source_loads_through_the_harness(
         "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
     )
     override = prepare_include_path(f"local:{copy}", tmp_path / "work")
-    # Without the built-in index (faster); our YAMLs include the upstream ones by path.
-    manager = lm_eval_tasks.TaskManager(include_defaults=False, **override.task_manager_kwargs())
+    manager = lm_eval_tasks.TaskManager(**override.task_manager_kwargs())
     task = manager.load(["evalita-mp_te_prompt-2"])["tasks"]["evalita-mp_te_prompt-2"]
     assert [dict(doc) for doc in task.test_docs()] == rows
 
@@ -197,6 +220,35 @@ def test_local_source_missing_a_split_file_names_it(tmp_path: Path) -> None:
     (copy / "ner" / "fic" / "trial.jsonl").unlink()
     with pytest.raises(DataSourceError, match=r"trial → .*ner/fic/trial\.jsonl"):
         prepare_include_path(f"local:{copy}", tmp_path / "work")
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'{"text1": "a", "text2": "b"}\n', r"line 1: missing field\(s\) entailment"),
+        (b'{"text1": "a", "text2": "b", "entailment": "SI"}\n{"text1": \n', r"line 2: invalid JSON"),
+        (b'["SI"]\n', r"line 1: not a JSON object"),
+        ('{"text1": "citt\u00e0"}\n'.encode("latin-1"), r"not UTF-8"),
+        (b"\n", r"no rows"),
+    ],
+)
+def test_local_source_with_a_bad_file_names_file_and_line(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    copy = tmp_path / "bad"
+    shutil.copytree(SAMPLE_DATA_DIR, copy)
+    (copy / "te" / "dev.jsonl").write_bytes(content)
+    with pytest.raises(DataSourceError, match=r"te/dev\.jsonl: .*" + problem):
+        prepare_include_path(f"local:{copy}", tmp_path / "work")
+    assert not (tmp_path / "work" / INCLUDE_DIR_NAME).exists()
+
+
+def test_local_source_may_carry_extra_fields(tmp_path: Path) -> None:
+    copy = tmp_path / "extra"
+    shutil.copytree(SAMPLE_DATA_DIR, copy)
+    rows = [{**row, "source": "tweets"} for row in read_jsonl(copy / "hs" / "test_all.jsonl")]
+    (copy / "hs" / "test_all.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert prepare_include_path(f"local:{copy}", tmp_path / "work").label == "local:extra"
 
 
 @pytest.mark.parametrize("spec", ["", "hubs", "sample:x", "local:", "hub:foo", "local:/no/such/dir"])
