@@ -143,10 +143,12 @@ class HubRepo:
         self,
         plan: Callable[[_Snapshot], CommitOperationAdd | CommitOperationDelete | None],
         message: str,
-    ) -> None:
+    ) -> bool:
         """Run ``plan`` on a recent snapshot and commit its operation on top of that head.
 
         ``plan`` may raise (nothing is written) or return ``None`` (nothing to do).
+        Returns whether a commit was made: ``False`` when ``plan`` had nothing to do or
+        the file already held exactly these bytes (the client then skips the commit).
         On HTTP 412 the snapshot is re-read and ``plan`` runs again.
 
         The first attempt may use a snapshot up to ``write_staleness_s`` old: a stale
@@ -158,10 +160,9 @@ class HubRepo:
             snapshot = self._write_snapshot(optimistic=attempt == 0)
             operation = plan(snapshot)
             if operation is None:
-                return
+                return False
             try:
-                self._commit_on(snapshot, operation, message)
-                return
+                return self._commit_on(snapshot, operation, message)
             except _Stale:
                 pause = self.retry.pause(attempt)
                 logger.debug("%s moved on while committing %r; retry in %.2fs", self.repo_id, message, pause)
@@ -180,7 +181,7 @@ class HubRepo:
 
     def _commit_on(
         self, snapshot: _Snapshot, operation: CommitOperationAdd | CommitOperationDelete, message: str
-    ) -> None:
+    ) -> bool:
         with self._translated("commit to"):
             info = self.api.create_commit(
                 self.repo_id,
@@ -191,12 +192,12 @@ class HubRepo:
                 token=self.token,
             )
         if isinstance(operation, CommitOperationAdd) and _was_noop(operation):
-            # The client skips a commit whose file already holds these exact bytes; the
-            # head did not move on our behalf, so forget the snapshot rather than guess.
+            # The head did not move on our behalf; forget the snapshot rather than guess.
             with self._lock:
                 self._snapshot = None
-            return
+            return False
         self._remember_commit(snapshot, operation, info.oid)
+        return True
 
     def _remember_commit(
         self, snapshot: _Snapshot, operation: CommitOperationAdd | CommitOperationDelete, new_head: str
@@ -322,15 +323,8 @@ class HubStorage:
                 raise AlreadyExistsError(f"{path}: already exists in {self.repo.repo_id}")
             return CommitOperationAdd(full, data)
 
-        operation_seen: list[CommitOperationAdd] = []
-
-        def recording_plan(snapshot: _Snapshot) -> CommitOperationAdd:
-            operation_seen[:] = [plan(snapshot)]
-            return operation_seen[0]
-
-        self.repo.commit(recording_plan, message or f"Create {path}")
-        if operation_seen and getattr(operation_seen[0], "_remote_oid", None) is not None:
-            # A racer created the same file with the same bytes just before us.
+        if not self.repo.commit(plan, message or f"Create {path}"):
+            # The client found these exact bytes already there: a racer created it first.
             raise AlreadyExistsError(f"{path}: already exists in {self.repo.repo_id}")
 
     def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
