@@ -12,8 +12,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from leaderboard import views
+from leaderboard.suite import SUITE
 
 MAX_RADAR_MODELS = 6
+TASK_ORDER = [task.abbrev for task in SUITE]  # paper order on every task axis
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 50, "r": 20, "t": 50, "b": 50}, "height": 460}
 
 
@@ -99,6 +101,7 @@ def prompt_sensitivity(spread: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_layout(title=title, yaxis_title="MaxP − AvgP (points)", showlegend=False, **_LAYOUT)
+    fig.update_xaxes(categoryorder="array", categoryarray=TASK_ORDER)
     return fig
 
 
@@ -173,4 +176,5 @@ def prompt_spread(scores: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_layout(title=title, yaxis_title="score", yaxis_range=[0, 100], showlegend=False, **_LAYOUT)
+    fig.update_xaxes(categoryorder="array", categoryarray=TASK_ORDER)
     return fig

@@ -405,6 +405,14 @@ def run_choices(board: Board) -> list[tuple[str, str]]:
     return choices
 
 
+def top_runs(board: Board, n: int, num_fewshot: int = 0) -> list[str]:
+    """Keys of the ``n`` best ranked runs (the plots' default choice)."""
+    view = ranking_view(board, str(num_fewshot), RankingFilters())
+    rows = _order(board.rows(num_fewshot))
+    rows = rows[rows["model"].isin(set(view.table[MODEL]))].head(n)
+    return [run_key(m, r, p) for m, r, p in zip(rows["model"], rows["revision"], rows["precision"], strict=True)]
+
+
 def pick_runs(board: Board, keys: Iterable[str]) -> list[tuple[str, str, str]]:
     known = {key for _, key in run_choices(board)}
     return [parsed for key in keys if key in known and (parsed := parse_run_key(key)) is not None]

@@ -40,6 +40,7 @@ URL_JS = """(query) => {
 
 CSS = """
 #ranking-table table { font-size: 0.86rem; }
+.gradio-container .cell-wrap a, #model-header a { color: var(--link-text-color); text-decoration: underline; }
 .prompts { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 .prompts td, .prompts th { border: 1px solid var(--border-color-primary); padding: 4px 8px; vertical-align: top; }
 .prompt-text { white-space: pre-wrap; font-family: var(--font-mono); font-size: 0.82rem; }
@@ -122,40 +123,21 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                 about.build()
         timer = gr.Timer(ctx.refresh_s)
 
-        state_inputs = [tab_state, *rk.inputs, tk.setting, tk.task, md.model, pl.models]
+        state_inputs = [tab_state, *rk.inputs, tk.setting, md.setting, pl.setting, tk.task, md.model, pl.models]
 
-        def encode(
-            tab,
-            setting,
-            types,
-            sizes,
-            precisions,
-            search,
-            columns,
-            all_runs,
-            shots,
-            task_id,
-            model_key,
-            chosen,
-        ):
-            return (
-                PageState(
-                    tab=tab or "ranking",
-                    setting=setting or "0",
-                    shots=shots or "0",
-                    task=task_id or "",
-                    model=model_key or "",
-                    models=tuple(chosen or ()),
-                    types=tuple(types or ()),
-                    sizes=tuple(sizes or ()),
-                    precisions=tuple(precisions or ()),
-                    search=search or "",
-                    columns=tuple(columns or ()),
-                    all_runs=bool(all_runs),
-                )
-                .normalised()
-                .to_query()
-            )
+        def encode(tab, setting, types, sizes, precisions, search, columns, all_runs, task_shots, model_shots,
+                   plot_shots, task_id, model_key, chosen):
+            """The address of this view; a tab's own choices are written only while it is open."""
+            tab = tab or "ranking"
+            shots = {"task": task_shots, "model": model_shots, "plots": plot_shots}.get(tab) or "0"
+            return PageState(
+                tab=tab, setting=setting or "0", shots=shots,
+                task=task_id or "" if tab == "task" else "",
+                model=model_key or "" if tab == "model" else "",
+                models=tuple(chosen or ()) if tab == "plots" else (), types=tuple(types or ()),
+                sizes=tuple(sizes or ()), precisions=tuple(precisions or ()), search=search or "",
+                columns=tuple(columns or ()), all_runs=bool(all_runs),
+            ).normalised().to_query()
 
         def remember(dependency):
             """After a control changed: write the page state into the address bar."""

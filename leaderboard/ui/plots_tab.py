@@ -51,7 +51,7 @@ def choices_update(ctx: AppContext, current):
     keys = {key for _, key in choices}
     value = [k for k in (current or []) if k in keys][:MAX_CHOSEN_MODELS]
     if not value:
-        value = [key for _, key in choices[:3]]
+        value = views.top_runs(ctx.results(), 3)
     return gr.Dropdown(choices=choices, value=value), value
 
 

@@ -32,6 +32,7 @@ from tests.paper_tables import write_paper_store
 XSS_MODEL = "<img src=x onerror=alert(1)>"
 SAMPLE_MODEL = "demo-org/sample-model"
 CACHED_MODEL = "test-org/tiny-model"
+CACHED_MODEL_2 = "test-org/tiny-model-2"  # submitted through the browser form
 CACHED_SHA = "0123456789abcdef0123456789abcdef01234567"
 FINISHED_AT = "2025-02-01T10:00:00Z"
 
@@ -91,8 +92,13 @@ def write_queue(requests_root: Path) -> None:
 
 
 def write_hf_cache(cache_root: Path) -> None:
+    for model_id in (CACHED_MODEL, CACHED_MODEL_2):
+        write_cache_entry(cache_root, model_id)
+
+
+def write_cache_entry(cache_root: Path, model_id: str) -> None:
     """A standard HF hub cache entry: ``models--org--name/refs/main`` + ``snapshots/<sha>/config.json``."""
-    repo = cache_root / ("models--" + CACHED_MODEL.replace("/", "--"))
+    repo = cache_root / ("models--" + model_id.replace("/", "--"))
     (repo / "refs").mkdir(parents=True, exist_ok=True)
     (repo / "refs" / "main").write_text(CACHED_SHA)
     snapshot = repo / "snapshots" / CACHED_SHA

@@ -1,0 +1,163 @@
+"""The page in a real browser (headless Debian chromium): tabs, filters, drill-downs, the form.
+
+Screenshots go to ``artifacts/screenshots/`` for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import REPO, Served
+from tests.ui.store import CACHED_MODEL_2, XSS_MODEL
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = REPO / "artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+        pytest.skip("Debian chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, served: Served):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.dialogs = []  # type: ignore[attr-defined]
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _open(page, served: Served, query: str = "") -> None:
+    page.goto(served.url + query)
+    page.wait_for_function("(document.querySelector('#status') || {innerText: ''}).innerText.includes('runs of')")
+
+
+def _type(page, elem_id: str, text: str) -> None:
+    """Type like a person (gradio listens to key input; ``fill`` alone does not trigger it)."""
+    box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially(text, delay=20)
+
+
+def _tab(page, label: str) -> None:
+    page.get_by_role("tab", name=label, exact=True).click()
+
+
+def _rows(elem_id: str) -> str:
+    """A JS expression: the rendered data rows of a gr.Dataframe (a virtual table of div rows)."""
+    return f"document.querySelectorAll('#{elem_id} .virtual-row')"
+
+
+def _ranking_models(page) -> list[str]:
+    return page.locator("#ranking-table .virtual-row .body-cell:nth-child(2)").all_inner_texts()
+
+
+def test_ranking_loads_filters_and_renders_hostile_names_as_text(page, served: Served) -> None:
+    _open(page, served)
+    page.wait_for_selector("#ranking-table .virtual-row")
+    page.wait_for_function(_rows("ranking-table") + ".length >= 7")
+    models = [m.strip() for m in _ranking_models(page)]
+    assert models[0] == "paper-dev/LLM-5"
+    assert XSS_MODEL in models  # the literal text is visible …
+    assert page.locator('img[src="x"]').count() == 0  # … and no element was made from it
+    link = page.locator("#ranking-table a", has_text="paper-dev/LLM-5").first
+    assert link.get_attribute("href") == "https://huggingface.co/paper-dev/LLM-5"
+    _shot(page, "01-ranking")
+
+    _type(page, "ranking-search", "LLM-3")
+    page.wait_for_function(_rows("ranking-table") + ".length === 1")
+    assert [m.strip() for m in _ranking_models(page)] == ["paper-dev/LLM-3"]
+    page.wait_for_function("window.location.search.includes('search=LLM-3')")
+    _shot(page, "02-ranking-filtered")
+    assert page.dialogs == []
+
+
+def test_state_in_the_url_restores_the_view(page, served: Served) -> None:
+    _open(page, served, "?setting=5&search=LLM-2")
+    page.wait_for_function(_rows("ranking-table") + ".length === 1")
+    row = page.locator("#ranking-table .virtual-row").first.inner_text()
+    assert "paper-dev/LLM-2" in row and "54.00" in row
+
+
+def test_task_drill_down_in_the_browser(page, served: Served) -> None:
+    _open(page, served, "?tab=task&task=te")
+    page.wait_for_selector("#task-prompts table")
+    assert "implica logicamente" in page.locator("#task-prompts").inner_text()
+    page.wait_for_function(_rows("task-models") + ".length >= 7")
+    first = page.locator("#task-models .virtual-row").first.inner_text()
+    assert "paper-dev/LLM-5" in first and "71.93" in first
+    page.wait_for_selector("#task-heatmap .plot-container, #task-heatmap .js-plotly-plot")
+    _shot(page, "03-task-te")
+
+
+def test_model_page_shows_answers_as_text(page, served: Served) -> None:
+    key = f"{XSS_MODEL}|abcdef1234567890|bfloat16"
+    from urllib.parse import quote
+
+    _open(page, served, f"?tab=model&model={quote(key)}")
+    page.wait_for_selector("#model-header a")
+    assert XSS_MODEL in page.locator("#model-header").inner_text()
+    page.locator("#model-details").get_by_text("Answers").first.click()
+    page.wait_for_function(_rows("details-table") + ".length === 3")
+    assert "<script>alert(0)</script>" in page.locator("#details-table").inner_text()
+    assert page.locator('img[src="x"]').count() == 0
+    page.wait_for_selector("#model-vs-field .js-plotly-plot")
+    page.wait_for_selector("#model-spread .js-plotly-plot")
+    page.wait_for_timeout(800)  # let plotly finish drawing before the screenshot
+    _shot(page, "04-model")
+    assert page.dialogs == []
+
+
+def test_plots_and_about_tabs(page, served: Served) -> None:
+    _open(page, served)
+    _tab(page, "Plots")
+    page.wait_for_selector("#plot-scatter .js-plotly-plot")
+    page.wait_for_selector("#plot-radar .js-plotly-plot")
+    page.wait_for_timeout(800)
+    page.wait_for_function("window.location.search.includes('tab=plots')")
+    _shot(page, "05-plots")
+    _tab(page, "About")
+    page.wait_for_selector("#about-tasks table")
+    assert "Magnini" in page.locator("#about-bibtex").inner_text()
+    _shot(page, "06-about")
+
+
+def test_submit_through_the_form_and_see_the_request_queued(page, served: Served) -> None:
+    _open(page, served)
+    _tab(page, "Submit & queue")
+    _type(page, "submit-model", CACHED_MODEL_2)
+    page.locator("#submit-button").click()
+    page.wait_for_function("document.querySelector('#submit-result').innerText.includes('Submitted')")
+    page.wait_for_function(
+        f"document.querySelector('#queue-pending').innerText.includes({CACHED_MODEL_2!r})"
+    )
+    _shot(page, "07-submitted")
+    _type(page, "submit-model", "not a valid id!")
+    page.locator("#submit-button").click()
+    page.wait_for_function("document.querySelector('#submit-result').innerText.includes('refused')")
+    assert re.search("refused", page.locator("#submit-result").inner_text())
+    _shot(page, "08-refused")
