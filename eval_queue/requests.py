@@ -163,7 +163,8 @@ class EvalRequest(BaseModel):
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 _PATH_RE = re.compile(
-    r"^(?P<org>[^/]+)/(?P<name>.+)_eval_request_(?P<revision>[^_]+)_(?P<precision>[a-z0-9]+)_(?P<fewshot>\d+)shot\.json$"
+    r"^(?P<org>[^/]+)/(?P<name>[^/]+)_eval_request_(?P<revision>[^/]+)"
+    rf"_(?P<precision>{'|'.join(p.value for p in Precision)})_(?P<fewshot>\d+)shot\.json$"
 )
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from eval_queue.errors import AlreadyExistsError, InvalidTransitionError, LeaseLostError
 from eval_queue.queue import RequestQueue, fair_order
-from eval_queue.requests import EvalRequest, Status, isoformat
+from eval_queue.requests import EvalRequest, Status, isoformat, parse_request_path
 from eval_queue.storage import Storage
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -189,3 +189,16 @@ def test_fair_order_counts_running_requests_against_their_submitter() -> None:
     bob_next = make_request("bob/m1", by="bob", minutes=1)
     carol = make_request("carol/m", by="carol", minutes=9)
     assert [r.model for r in fair_order([running, bob_next, carol])] == ["carol/m", "bob/m1"]
+
+
+@pytest.mark.parametrize("revision", ["main", "my_branch", "v1.0-rc_2", "0123456789abcdef0123"])
+def test_request_path_round_trips_for_any_revision(revision: str) -> None:
+    request = make_request("org/name_with_underscores").model_copy(update={"revision": revision})
+    parsed = parse_request_path(request.path)
+    assert (parsed["org"], parsed["name"], parsed["precision"]) == (
+        "org",
+        "name_with_underscores",
+        "bfloat16",
+    )
+    assert parsed["revision"] == revision[:12]
+    assert EvalRequest.from_json(request.to_json(), request.path) == request
