@@ -16,8 +16,10 @@ def main() -> None:
     from leaderboard.ui.context import AppContext
     from leaderboard.ui.layout import CSS
 
-    logging.basicConfig(level=os.environ.get("EVALITA_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("EVALITA_LOG_LEVEL", "INFO"),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     refresh_s = float(os.environ.get("EVALITA_REFRESH_S", "60"))
     ctx = AppContext.from_settings(Settings.from_env(), refresh_s=refresh_s)
     demo = build_app(ctx)

@@ -153,8 +153,8 @@ def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
         # The rank is the one the comparable-only table gives (sample/limited runs never take a place).
         ranked = tables.ranking_table(loaded, num_fewshot)[[*KEY, "rank"]].rename(columns={"rank": "_rank"})
         rows = rows.drop(columns="rank").merge(ranked, on=KEY, how="left")
-    else:
-        rows = rows.rename(columns={"rank": "_rank"})
+    else:  # nothing comparable: shown (with a banner) but never ranked
+        rows = rows.drop(columns="rank").assign(_rank=pd.NA)
     return rows.reset_index(drop=True)
 
 
@@ -263,7 +263,9 @@ def ranking_view(board: Board, setting: str, filters: RankingFilters) -> Ranking
     _add_identity(table, rows)
     for task in SUITE:
         for metric in _chosen(filters):
-            table[f"{task_label(task.id)} {METRIC_LABELS[metric]}"] = _metric_column(rows, task.id, metric, "")
+            table[f"{task_label(task.id)} {METRIC_LABELS[metric]}"] = _metric_column(
+                rows, task.id, metric, ""
+            )
     return RankingView(table=table, banner=banner, total=total)
 
 
@@ -291,8 +293,10 @@ def _add_identity(table: pd.DataFrame, rows: pd.DataFrame) -> None:
     table[TYPE] = rows["model_type"].fillna("unknown").astype(str).to_numpy()
     table[PRECISION] = rows["precision"].astype(str).to_numpy()
     table[REVISION] = rows["revision"].astype(str).str.slice(0, 12).to_numpy()
-    table[NOTE] = [_note(data, limit, comparable) for data, limit, comparable in
-                   zip(rows["data"], rows["limit"], rows["comparable"], strict=True)]
+    table[NOTE] = [
+        _note(data, limit, comparable)
+        for data, limit, comparable in zip(rows["data"], rows["limit"], rows["comparable"], strict=True)
+    ]
 
 
 def _note(data: object, limit: object, comparable: object) -> str:
@@ -320,9 +324,9 @@ def _both_view(board: Board, filters: RankingFilters) -> RankingView:
     both = zero.merge(five, on=KEY, how="outer", suffixes=("_0", "_5"))
     for column in META_COLUMNS:
         both[column] = both[f"{column}_0"].combine_first(both[f"{column}_5"])
-    both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(True).astype(
-        bool
-    )
+    both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(
+        True
+    ).astype(bool)
     both = _order(both, "_rank_0", "avg_cps_0")
     table = pd.DataFrame(
         {
@@ -340,7 +344,9 @@ def _both_view(board: Board, filters: RankingFilters) -> RankingView:
             table[f"{label} 0"] = _metric_column(both, task.id, metric, "_0")
             table[f"{label} 5"] = _metric_column(both, task.id, metric, "_5")
             if metric != "best_prompt":
-                table[f"{label} Δ"] = _diff_column(both[f"{task.id}_{metric}_0"], both[f"{task.id}_{metric}_5"])
+                table[f"{label} Δ"] = _diff_column(
+                    both[f"{task.id}_{metric}_0"], both[f"{task.id}_{metric}_5"]
+                )
     return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
 
 
@@ -410,7 +416,9 @@ def top_runs(board: Board, n: int, num_fewshot: int = 0) -> list[str]:
     view = ranking_view(board, str(num_fewshot), RankingFilters())
     rows = _order(board.rows(num_fewshot))
     rows = rows[rows["model"].isin(set(view.table[MODEL]))].head(n)
-    return [run_key(m, r, p) for m, r, p in zip(rows["model"], rows["revision"], rows["precision"], strict=True)]
+    return [
+        run_key(m, r, p) for m, r, p in zip(rows["model"], rows["revision"], rows["precision"], strict=True)
+    ]
 
 
 def pick_runs(board: Board, keys: Iterable[str]) -> list[tuple[str, str, str]]:
@@ -430,7 +438,9 @@ def _prompt_scores(board: Board, task_id: str, num_fewshot: int) -> pd.DataFrame
     return scores[[*KEY, "prompt", "score"]].assign(score=scores["score"] * 100.0)
 
 
-def task_models_view(board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False) -> pd.DataFrame:
+def task_models_view(
+    board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
+) -> pd.DataFrame:
     """Models × prompts for one task: each prompt's score, then MaxP, AvgP, CPS, best prompt."""
     task = TASKS[task_id]
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
@@ -458,8 +468,9 @@ def task_models_view(board: Board, task_id: str, num_fewshot: int, show_noncompa
     return _frame(records, headers)
 
 
-def prompt_side_view(board: Board, task_id: str, num_fewshot: int, include_noncomparable: bool = False
-                     ) -> pd.DataFrame:
+def prompt_side_view(
+    board: Board, task_id: str, num_fewshot: int, include_noncomparable: bool = False
+) -> pd.DataFrame:
     """Each prompt across the models (paper Table 14, right side): MinP, MaxP, AvgP, CPS."""
     table = tables.prompt_table(board.loaded, task_id, num_fewshot, include_noncomparable)
     headers = ["Prompt", "Paper id", "Pattern", "MinP", "MaxP", "AvgP", "CPS"]

@@ -77,12 +77,24 @@ class AppContext:
             self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
             logger.info("results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems))
 
-    def submit(self, *, model: str, revision: str, precision: str, fewshot: list[int], model_type: str | None,
-               submitted_by: str) -> list[EvalRequest]:
+    def submit(
+        self,
+        *,
+        model: str,
+        revision: str,
+        precision: str,
+        fewshot: list[int],
+        model_type: str | None,
+        submitted_by: str,
+    ) -> list[EvalRequest]:
         """Validate and queue one request per chosen setting; raises ``SubmissionRejected``."""
         form = SubmissionForm(
-            model=model, revision=revision, precision=precision, num_fewshot=tuple(fewshot),
-            model_type=model_type, submitted_by=submitted_by,
+            model=model,
+            revision=revision,
+            precision=precision,
+            num_fewshot=tuple(fewshot),
+            model_type=model_type,
+            submitted_by=submitted_by,
         )
         return submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
 
@@ -101,4 +113,6 @@ class AppContext:
 
 def _fingerprint(loaded: LoadedResults) -> tuple:
     """Changes when a run is added, replaced or removed, or a file turns (un)readable."""
-    return tuple(sorted(loaded.runs["results_path"].astype(str))), tuple(sorted(p.path for p in loaded.problems))
+    return tuple(sorted(loaded.runs["results_path"].astype(str))), tuple(
+        sorted(p.path for p in loaded.problems)
+    )

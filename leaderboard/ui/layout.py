@@ -123,21 +123,54 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                 about.build()
         timer = gr.Timer(ctx.refresh_s)
 
-        state_inputs = [tab_state, *rk.inputs, tk.setting, md.setting, pl.setting, tk.task, md.model, pl.models]
+        state_inputs = [
+            tab_state,
+            *rk.inputs,
+            tk.setting,
+            md.setting,
+            pl.setting,
+            tk.task,
+            md.model,
+            pl.models,
+        ]
 
-        def encode(tab, setting, types, sizes, precisions, search, columns, all_runs, task_shots, model_shots,
-                   plot_shots, task_id, model_key, chosen):
+        def encode(
+            tab,
+            setting,
+            types,
+            sizes,
+            precisions,
+            search,
+            columns,
+            all_runs,
+            task_shots,
+            model_shots,
+            plot_shots,
+            task_id,
+            model_key,
+            chosen,
+        ):
             """The address of this view; a tab's own choices are written only while it is open."""
             tab = tab or "ranking"
             shots = {"task": task_shots, "model": model_shots, "plots": plot_shots}.get(tab) or "0"
-            return PageState(
-                tab=tab, setting=setting or "0", shots=shots,
-                task=task_id or "" if tab == "task" else "",
-                model=model_key or "" if tab == "model" else "",
-                models=tuple(chosen or ()) if tab == "plots" else (), types=tuple(types or ()),
-                sizes=tuple(sizes or ()), precisions=tuple(precisions or ()), search=search or "",
-                columns=tuple(columns or ()), all_runs=bool(all_runs),
-            ).normalised().to_query()
+            return (
+                PageState(
+                    tab=tab,
+                    setting=setting or "0",
+                    shots=shots,
+                    task=task_id or "" if tab == "task" else "",
+                    model=model_key or "" if tab == "model" else "",
+                    models=tuple(chosen or ()) if tab == "plots" else (),
+                    types=tuple(types or ()),
+                    sizes=tuple(sizes or ()),
+                    precisions=tuple(precisions or ()),
+                    search=search or "",
+                    columns=tuple(columns or ()),
+                    all_runs=bool(all_runs),
+                )
+                .normalised()
+                .to_query()
+            )
 
         def remember(dependency):
             """After a control changed: write the page state into the address bar."""

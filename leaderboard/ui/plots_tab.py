@@ -36,7 +36,8 @@ def build() -> PlotsTab:
             multiselect=True,
             max_choices=MAX_CHOSEN_MODELS,
             label=f"Models for the radar (up to {MAX_CHOSEN_MODELS})",
-            elem_id="plots-models", allow_custom_value=True,
+            elem_id="plots-models",
+            allow_custom_value=True,
             scale=3,
         )
     scatter = gr.Plot(elem_id="plot-scatter")

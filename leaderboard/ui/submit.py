@@ -62,8 +62,8 @@ def build() -> SubmitTab:
             [("0-shot", "0"), ("5-shot", "5")], value=["0", "5"], label="Setting(s)", elem_id="submit-fewshot"
         )
         model_type = gr.Dropdown(
-            [t.value for t in ModelType],
-            value=ModelType.INSTRUCTION_TUNED.value,
+            [(AUTO_TYPE, AUTO_TYPE), *[(t.value, t.value) for t in ModelType]],
+            value=AUTO_TYPE,
             label="Model type",
             elem_id="submit-type",
         )

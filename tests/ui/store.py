@@ -39,30 +39,55 @@ FINISHED_AT = "2025-02-01T10:00:00Z"
 
 def _results(model_id: str, score: float, *, data: str = "hub", license_: str = "mit") -> ResultsFile:
     tasks = {
-        task.id: TaskResult(metric=task.metric, prompts={p.id: PromptScore(score=score) for p in task.prompts})
+        task.id: TaskResult(
+            metric=task.metric, prompts={p.id: PromptScore(score=score) for p in task.prompts}
+        )
         for task in SUITE
     }
     details = details_dir(model_id, FINISHED_AT, "bfloat16", 0)
     return ResultsFile(
-        model=ModelInfo(id=model_id, revision="abcdef1234567890", precision="bfloat16", params_b=1.5,
-                        model_type="pretrained", license=license_),
-        run=RunInfo(num_fewshot=0, data=data, harness="lm-eval 0.4.13", backend="hf", finished_at=FINISHED_AT,
-                    started_at=FINISHED_AT, duration_s=12.5, hardware="test CPU", details_path=details),
+        model=ModelInfo(
+            id=model_id,
+            revision="abcdef1234567890",
+            precision="bfloat16",
+            params_b=1.5,
+            model_type="pretrained",
+            license=license_,
+        ),
+        run=RunInfo(
+            num_fewshot=0,
+            data=data,
+            harness="lm-eval 0.4.13",
+            backend="hf",
+            finished_at=FINISHED_AT,
+            started_at=FINISHED_AT,
+            duration_s=12.5,
+            hardware="test CPU",
+            details_path=details,
+        ),
         tasks=tasks,
     )
 
 
 def write_results(results_root: Path, details_root: Path) -> None:
     write_paper_store(results_root)
-    for results in (_results(XSS_MODEL, 0.10, license_="<b>evil</b>"), _results(SAMPLE_MODEL, 0.5, data="sample")):
+    for results in (
+        _results(XSS_MODEL, 0.10, license_="<b>evil</b>"),
+        _results(SAMPLE_MODEL, 0.5, data="sample"),
+    ):
         path = results_root / results_file_path(results.model.id, FINISHED_AT)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(results.to_json())
     folder = details_root / details_dir(XSS_MODEL, FINISHED_AT, "bfloat16", 0)
     folder.mkdir(parents=True, exist_ok=True)
     lines = [
-        DetailRecord(doc_id=i, input=f"Frase {i}: <script>alert({i})</script>", answer="<b>Sì</b>",
-                     target="Sì", score=1.0 if i % 2 else 0.0).model_dump_json()
+        DetailRecord(
+            doc_id=i,
+            input=f"Frase {i}: <script>alert({i})</script>",
+            answer="<b>Sì</b>",
+            target="Sì",
+            score=1.0 if i % 2 else 0.0,
+        ).model_dump_json()
         for i in range(3)
     ]
     (folder / details_file_name("wic", "p1")).write_text("\n".join(lines) + "\n")
@@ -72,9 +97,15 @@ def write_queue(requests_root: Path) -> None:
     queue = RequestQueue(LocalStorage(requests_root))
 
     def request(model: str, k: int = 0) -> EvalRequest:
-        return EvalRequest(model=model, revision="main", precision=Precision.BFLOAT16, num_fewshot=k,
-                           model_type=ModelType.PRETRAINED, submitted_by="tester",
-                           submitted_time="2025-03-01T09:00:00Z")
+        return EvalRequest(
+            model=model,
+            revision="main",
+            precision=Precision.BFLOAT16,
+            num_fewshot=k,
+            model_type=ModelType.PRETRAINED,
+            submitted_by="tester",
+            submitted_time="2025-03-01T09:00:00Z",
+        )
 
     for model in ("queue-org/pending-a", "queue-org/running-b", "queue-org/finished-c", "queue-org/failed-d"):
         queue.add(request(model))
@@ -84,7 +115,9 @@ def write_queue(requests_root: Path) -> None:
         claimed[item.model] = item
         if len(claimed) == 4:
             break
-    queue.finish(claimed["queue-org/finished-c"].request_id, "worker-1", "queue-org/finished-c/results_x.json")
+    queue.finish(
+        claimed["queue-org/finished-c"].request_id, "worker-1", "queue-org/finished-c/results_x.json"
+    )
     queue.fail(claimed["queue-org/failed-d"].request_id, "worker-1", "CUDA out of memory <oom>")
     queue.release(claimed["queue-org/pending-a"].request_id, "worker-1", "test")
     (requests_root / "broken").mkdir(parents=True, exist_ok=True)
@@ -103,8 +136,14 @@ def write_cache_entry(cache_root: Path, model_id: str) -> None:
     (repo / "refs" / "main").write_text(CACHED_SHA)
     snapshot = repo / "snapshots" / CACHED_SHA
     snapshot.mkdir(parents=True, exist_ok=True)
-    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
-              "num_hidden_layers": 2, "num_attention_heads": 2, "vocab_size": 256}
+    config = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "vocab_size": 256,
+    }
     (snapshot / "config.json").write_text(json.dumps(config))
     (snapshot / "README.md").write_text("---\nlicense: apache-2.0\n---\nA tiny test model.\n")
 

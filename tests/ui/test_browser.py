@@ -18,8 +18,15 @@ from tests.ui.store import CACHED_MODEL_2, XSS_MODEL
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = REPO / "artifacts" / "screenshots"
 
 
@@ -52,7 +59,9 @@ def _shot(page, name: str) -> None:
 
 def _open(page, served: Served, query: str = "") -> None:
     page.goto(served.url + query)
-    page.wait_for_function("(document.querySelector('#status') || {innerText: ''}).innerText.includes('runs of')")
+    page.wait_for_function(
+        "(document.querySelector('#status') || {innerText: ''}).innerText.includes('runs of')"
+    )
 
 
 def _type(page, elem_id: str, text: str) -> None:
@@ -152,9 +161,7 @@ def test_submit_through_the_form_and_see_the_request_queued(page, served: Served
     _type(page, "submit-model", CACHED_MODEL_2)
     page.locator("#submit-button").click()
     page.wait_for_function("document.querySelector('#submit-result').innerText.includes('Submitted')")
-    page.wait_for_function(
-        f"document.querySelector('#queue-pending').innerText.includes({CACHED_MODEL_2!r})"
-    )
+    page.wait_for_function(f"document.querySelector('#queue-pending').innerText.includes({CACHED_MODEL_2!r})")
     _shot(page, "07-submitted")
     _type(page, "submit-model", "not a valid id!")
     page.locator("#submit-button").click()

@@ -127,7 +127,13 @@ def test_task_drill_down_shows_prompts_and_both_sides(client: Client) -> None:
     models = _frame(models)
     top = models.iloc[0]
     assert _plain_model(top["Model"]) == "paper-dev/LLM-5"
-    assert (top["p2"], top["MaxP"], top["AvgP"], top["CPS"], top["Best prompt"]) == (78.75, 78.75, 70.08, 71.93, "p2")
+    assert (top["p2"], top["MaxP"], top["AvgP"], top["CPS"], top["Best prompt"]) == (
+        78.75,
+        78.75,
+        70.08,
+        71.93,
+        "p2",
+    )
     side = _frame(side).set_index("Prompt")
     # Paper Table 14, prompt side of p4: MinP 55.00, MaxP 74.75, AvgP 63.54, CPS 66.37 (with the extra model).
     assert side.loc["p4", "MaxP"] == pytest.approx(74.75)
@@ -145,8 +151,9 @@ def test_model_page_and_its_answers(client: Client) -> None:
 
 
 def test_valid_submission_creates_requests_and_shows_them_queued(client: Client) -> None:
-    result, _summary, pending, *_ = client.predict(CACHED_MODEL, "main", "bfloat16", ["0", "5"], "pretrained",
-                                                   api_name="/submit")
+    result, _summary, pending, *_ = client.predict(
+        CACHED_MODEL, "main", "bfloat16", ["0", "5"], "pretrained", api_name="/submit"
+    )
     assert "Submitted" in result
     assert CACHED_SHA[:12] in result
     pending = _frame(pending)
@@ -156,7 +163,9 @@ def test_valid_submission_creates_requests_and_shows_them_queued(client: Client)
 
 
 def test_refused_submission_shows_the_validators_message(client: Client) -> None:
-    result, *_ = client.predict("no-such-org/missing", "main", "bfloat16", ["0"], "pretrained", api_name="/submit")
+    result, *_ = client.predict(
+        "no-such-org/missing", "main", "bfloat16", ["0"], "pretrained", api_name="/submit"
+    )
     assert result.startswith("❌")
     assert "no" in result.lower() and "missing" in result
 

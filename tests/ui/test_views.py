@@ -1,0 +1,186 @@
+"""Pure display shaping: filters, ranks, the both-settings view, escaping, URL state, the queue."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from eval_queue.errors import MalformedFileError
+from eval_queue.queue import QueueListing
+from eval_queue.requests import EvalRequest, Status
+from eval_queue.storage import LocalStorage
+from leaderboard import plots, tables, views
+from leaderboard.results import load_results
+from leaderboard.state import PageState
+from tests.paper_tables import write_paper_store
+from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, _results, write_results
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory: pytest.TempPathFactory) -> views.Board:
+    root = tmp_path_factory.mktemp("views")
+    write_results(root / "results", root / "details")
+    return views.Board(load_results(LocalStorage(root / "results")))
+
+
+def test_ranking_numbers_are_those_of_the_tables_module(board: views.Board) -> None:
+    every = views.RankingFilters(columns=("cps", "maxp", "avgp", "best_prompt"))
+    for setting in ("0", "5"):
+        shown = views.ranking_view(board, setting, every).table.set_index(views.MODEL)
+        expected = tables.ranking_table(board.loaded, int(setting))
+        checked = 0
+        for row in expected.to_dict("records"):
+            assert shown.loc[row["model"], views.AVG] == pytest.approx(row["avg_cps"], nan_ok=True)
+            for task in ("wic", "te", "sa", "hs", "faq", "at", "ls", "ner", "re", "sum"):
+                label = views.task_label(task)
+                assert shown.loc[row["model"], f"{label} CPS"] == pytest.approx(
+                    row[f"{task}_cps"], nan_ok=True
+                )
+                best = row[f"{task}_best_prompt"]
+                assert shown.loc[row["model"], f"{label} best prompt"] == ("" if pd.isna(best) else best)
+                checked += 1
+        assert checked >= 60
+
+
+def test_rank_is_global_and_unranked_rows_come_last(board: views.Board) -> None:
+    five = views.ranking_view(board, "5", views.RankingFilters()).table
+    assert list(five[views.RANK])[:5] == [1, 2, 3, 4, 5]
+    assert five.iloc[-1][views.MODEL] == "paper-dev/LLM-1" and five.iloc[-1][views.RANK] is None
+    only = views.ranking_view(board, "0", views.RankingFilters(search="llm-3")).table
+    assert list(only[views.RANK]) == [5]
+
+
+def test_filters_by_type_size_and_precision(board: views.Board) -> None:
+    pretrained = views.ranking_view(board, "0", views.RankingFilters(model_types=("pretrained",))).table
+    assert list(pretrained[views.MODEL]) == [XSS_MODEL]
+    small = views.ranking_view(board, "0", views.RankingFilters(sizes=("< 3B",))).table
+    assert list(small[views.MODEL]) == [XSS_MODEL]
+    none = views.ranking_view(board, "0", views.RankingFilters(precisions=("float32",))).table
+    assert none.empty and list(none.columns)[:3] == [views.RANK, views.MODEL, views.AVG]
+
+
+def test_column_chooser_picks_the_per_task_columns(board: views.Board) -> None:
+    table = views.ranking_view(board, "0", views.RankingFilters(columns=("maxp", "best_prompt"))).table
+    assert "TE MaxP" in table.columns and "TE best prompt" in table.columns and "TE CPS" not in table.columns
+
+
+def test_sample_runs_are_hidden_then_marked_and_never_ranked(board: views.Board) -> None:
+    hidden = views.ranking_view(board, "0", views.RankingFilters())
+    assert SAMPLE_MODEL not in set(hidden.table[views.MODEL])
+    shown = views.ranking_view(board, "0", views.RankingFilters(show_noncomparable=True))
+    row = shown.table[shown.table[views.MODEL] == SAMPLE_MODEL].iloc[0]
+    assert row[views.NOTE] == "sample data" and row[views.RANK] is None
+    assert "not comparable" in shown.banner
+
+
+def test_a_store_with_only_sample_runs_shows_them_under_a_banner(tmp_path: Path) -> None:
+    results = _results(SAMPLE_MODEL, 0.4, data="sample")
+    path = tmp_path / "results" / SAMPLE_MODEL / "results_x.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(results.to_json())
+    board = views.Board(load_results(LocalStorage(tmp_path / "results")))
+    view = views.ranking_view(board, "0", views.RankingFilters())
+    assert list(view.table[views.MODEL]) == [SAMPLE_MODEL]
+    assert "No comparable run yet" in view.banner and "sample" in view.banner
+    assert view.table.iloc[0][views.NOTE] == "sample data"
+    assert view.table.iloc[0][views.AVG] == pytest.approx(40.0)
+
+
+def test_both_view_has_each_setting_and_the_difference(board: views.Board) -> None:
+    table = views.ranking_view(board, "both", views.RankingFilters(search="LLM-2")).table
+    row = table.iloc[0]
+    assert (row["Avg CPS 0-shot"], row["Avg CPS 5-shot"], row["Avg CPS Δ"]) == (41.14, 54.0, 12.86)
+    assert row["TE CPS Δ"] == pytest.approx(70.52 - 63.33)
+
+
+def test_task_view_rows_come_from_the_tables_module(board: views.Board) -> None:
+    models = views.task_models_view(board, "te", 0).set_index(views.MODEL)
+    assert models.loc["paper-dev/LLM-5", "p2"] == 78.75
+    assert models.loc["paper-dev/LLM-5", ["MaxP", "AvgP", "CPS", "Best prompt"]].tolist() == [
+        78.75,
+        70.08,
+        71.93,
+        "p2",
+    ]
+    side = views.prompt_side_view(board, "te", 0).set_index("Prompt")
+    assert side.loc["p4", "MaxP"] == 74.75 and side.loc["p4", "Paper id"] == "p4"
+
+
+def test_model_views(board: views.Board) -> None:
+    run = ("paper-dev/LLM-2", "main", "bfloat16")
+    field = views.model_vs_field(board, run, 0).set_index("Task")
+    assert field.loc["FAQ", "CPS"] == 53.30 and field.loc["FAQ", "Position"] == "1 / 7"
+    settings = views.model_settings_view(board, run).set_index("Task")
+    assert settings.loc["Average CPS", "Δ (5 − 0)"] == 12.86
+    assert len(plots.model_vs_field(field.reset_index(), run[0]).data) == 3
+
+
+def test_user_text_is_inert_in_markdown_and_html() -> None:
+    assert "<" not in views.md_text("<img src=x onerror=alert(1)>")
+    assert views.md_text("[click](javascript:alert(1))").startswith("\\[click\\]\\(")
+    assert views.md_text("it's") == "it&#x27;s"
+    link = views.model_link('<img src=x onerror="alert(1)">')
+    assert "<img" not in link and "&lt;img" in link and 'href="https://huggingface.co/%3Cimg' in link
+
+
+def test_page_state_round_trips_and_ignores_junk() -> None:
+    state = PageState(
+        tab="plots",
+        setting="both",
+        shots="5",
+        models=("a/b|main|bfloat16", "c/d|x|float16"),
+        types=("pretrained",),
+        search="llama",
+        columns=("cps", "maxp"),
+        all_runs=True,
+    )
+    assert PageState.from_query(dict(pair.split("=", 1) for pair in state.to_query().split("&"))) == state
+    assert PageState().to_query() == ""
+    junk = PageState.from_query(
+        {"tab": "<script>", "setting": "7", "columns": "evil", "models": ",".join("abcdefgh")}
+    )
+    assert (junk.tab, junk.setting, junk.columns, len(junk.models)) == ("ranking", "0", ("cps",), 6)
+
+
+def test_queue_view_orders_pending_and_escapes_problems() -> None:
+    def request(model: str, status: Status, **extra) -> EvalRequest:
+        return EvalRequest(model=model, submitted_time="2025-01-01T00:00:00Z", status=status, **extra)
+
+    listing = QueueListing(
+        requests=[
+            request("o/a", Status.PENDING),
+            request("o/b", Status.PENDING, submitted_by="x"),
+            request(
+                "o/r",
+                Status.RUNNING,
+                claimed_by="gpu-1",
+                history=[{"time": "2025-01-01T10:00:00Z", "status": "RUNNING"}],
+            ),
+            request("o/f", Status.FAILED, error="boom <b>"),
+        ],
+        problems=[MalformedFileError("x/<b>.json", "bad *json*")],
+    )
+    view = views.queue_view(listing, datetime(2025, 1, 1, 11, 30, tzinfo=UTC))
+    assert list(view.pending["Position"]) == [1, 2]
+    assert view.running.iloc[0]["Worker"] == "gpu-1" and view.running.iloc[0]["Age"] == "1h 30m"
+    assert view.failed.iloc[0]["Reason"] == "boom <b>"  # a table cell: rendered as text
+    assert "<b>" not in view.problems and "\\*json\\*" in view.problems
+    assert "2 pending" in view.summary
+
+
+def test_csv_is_the_table_as_shown(board: views.Board) -> None:
+    table = views.ranking_view(board, "0", views.RankingFilters(search="llm")).table
+    text = views.to_csv(table)
+    assert text.splitlines()[0].split(",")[:3] == [views.RANK, views.MODEL, views.AVG]
+    assert len(text.splitlines()) == len(table) + 1
+    assert pd.read_csv(__import__("io").StringIO(text))[views.AVG].tolist() == table[views.AVG].tolist()
+
+
+def test_paper_store_alone_ranks_the_six_dev_llms(tmp_path: Path) -> None:
+    write_paper_store(tmp_path)
+    board = views.Board(load_results(LocalStorage(tmp_path)))
+    table = views.ranking_view(board, "0", views.RankingFilters()).table
+    assert table.iloc[0][views.MODEL] == "paper-dev/LLM-5" and table.iloc[0][views.AVG] == 45.57
