@@ -192,9 +192,14 @@ class HubRepo:
                 token=self.token,
             )
         if isinstance(operation, CommitOperationAdd) and _was_noop(operation):
-            # The head did not move on our behalf; forget the snapshot rather than guess.
+            # The client skips a commit when the file already holds these bytes, without
+            # checking the parent.  If our snapshot had other bytes there, somebody changed
+            # the file since: a compare-and-swap that must not count as done (a counter
+            # bumped twice from the same base would lose one increment).
             with self._lock:
                 self._snapshot = None
+            if snapshot.tree.get(operation.path_in_repo) != content_id(operation):
+                raise _Stale()
             return False
         self._remember_commit(snapshot, operation, info.oid)
         return True
@@ -205,9 +210,8 @@ class HubRepo:
         """Our commit's parent was ``snapshot.head``, so the new tree is that tree plus our change."""
         tree = dict(snapshot.tree)
         if isinstance(operation, CommitOperationAdd):
-            data = operation.path_or_fileobj
-            assert isinstance(data, bytes)
-            blob = git_blob_id(data)
+            data = _payload(operation)
+            blob = content_id(operation)
             tree[operation.path_in_repo] = blob
             with self._lock:
                 self._blobs[blob] = data
@@ -225,7 +229,8 @@ class HubRepo:
                     self.repo_id, recursive=True, revision=head, repo_type="dataset", token=self.token
                 )
             )
-        tree = {e.path: e.blob_id for e in entries if isinstance(e, RepoFile)}
+        # LFS files are identified by their content's sha256, like the client's no-op check does.
+        tree = {e.path: (e.lfs.sha256 if e.lfs else e.blob_id) for e in entries if isinstance(e, RepoFile)}
         logger.debug("listed %s at %s: %d files", self.repo_id, head[:12], len(tree))
         return tree
 
@@ -268,6 +273,21 @@ class HubRepo:
 def git_blob_id(data: bytes) -> str:
     """The git blob id the Hub reports for ``data`` (``sha1("blob <len>\\0" + data)``)."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def content_id(operation: CommitOperationAdd) -> str:
+    """The id the tree will list for this file: git blob id, or sha256 for an LFS file."""
+    data = _payload(operation)
+    if getattr(operation, "_upload_mode", None) == "lfs":  # decided by the client's preupload step
+        return hashlib.sha256(data).hexdigest()
+    return git_blob_id(data)
+
+
+def _payload(operation: CommitOperationAdd) -> bytes:
+    data = operation.path_or_fileobj
+    if not isinstance(data, bytes):  # we only ever commit bytes
+        raise TypeError(f"expected bytes for {operation.path_in_repo}, got {type(data).__name__}")
+    return data
 
 
 def _was_noop(operation: CommitOperationAdd) -> bool:
@@ -323,9 +343,10 @@ class HubStorage:
                 raise AlreadyExistsError(f"{path}: already exists in {self.repo.repo_id}")
             return CommitOperationAdd(full, data)
 
-        if not self.repo.commit(plan, message or f"Create {path}"):
-            # The client found these exact bytes already there: a racer created it first.
-            raise AlreadyExistsError(f"{path}: already exists in {self.repo.repo_id}")
+        # A racer that created the file after our snapshot makes the commit stale (412) or,
+        # with identical bytes, a skipped no-op that ``commit`` also treats as stale; either
+        # way the retry sees the file and ``plan`` raises AlreadyExistsError.
+        self.repo.commit(plan, message or f"Create {path}")
 
     def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
         full = self._full(path)

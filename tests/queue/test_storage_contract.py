@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -94,3 +95,39 @@ def test_a_second_handle_sees_changes_made_by_the_first(store: Storage, reopen_s
     other.update("org/a.json", lambda data: b"2")
     assert store.read("org/a.json") == b"2"
     assert store.list() == ["org/a.json"]
+
+
+def test_racing_creators_exactly_one_wins(reopen_store) -> None:
+    handles: list[Storage] = [reopen_store() for _ in range(6)]
+    outcomes: list[str] = []
+
+    def create(n: int) -> None:
+        try:
+            handles[n].create("org/race.json", f"writer {n}".encode())
+            outcomes.append("won")
+        except AlreadyExistsError:
+            outcomes.append("lost")
+
+    run_threads(create, len(handles))
+    assert sorted(outcomes) == ["lost"] * 5 + ["won"]
+
+
+def test_racing_updates_lose_nothing(reopen_store) -> None:
+    handles: list[Storage] = [reopen_store() for _ in range(4)]
+    handles[0].write("org/counter.json", b"0")
+
+    def increment(n: int) -> None:
+        for _ in range(5):
+            handles[n].update("org/counter.json", lambda data: str(int(data) + 1).encode())
+
+    run_threads(increment, len(handles))
+    assert handles[0].read("org/counter.json") == b"20"
+
+
+def run_threads(target, count: int) -> None:
+    threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
