@@ -56,6 +56,8 @@ logger = logging.getLogger(__name__)
 
 # Keeps a request that is requeued again and again from growing without bound.
 HISTORY_LIMIT = 50
+# A FAILED request's error keeps its first line and the end of the log tail within this.
+ERROR_LIMIT = 8000
 # Passes over the queue a claim makes while the store is too busy to accept it.
 CLAIM_PASSES = 3
 # Files a hub dataset repo commonly carries beside the requests; not problems.
@@ -210,7 +212,7 @@ class RequestQueue:
         return self._change(request_id, change, f"Finish {request_id}")
 
     def fail(self, request_id: str, worker_id: str, error: str) -> EvalRequest:
-        reason = error.strip() or f"the worker {worker_id} reported a failure without a reason"
+        reason = _clip(error.strip() or f"the worker {worker_id} reported a failure without a reason")
 
         def change(request: EvalRequest) -> EvalRequest:
             _check_holder(request, worker_id)
@@ -377,6 +379,14 @@ def _check_holder(request: EvalRequest, worker_id: str) -> None:
         raise LeaseLostError(
             f"{request.request_id} is no longer held by {worker_id} (it is {request.status.value}{holder})"
         )
+
+
+def _clip(error: str, limit: int = ERROR_LIMIT) -> str:
+    """Keep the headline and the end of a long log tail, where the cause usually is."""
+    if len(error) <= limit:
+        return error
+    head = _first_line(error)
+    return f"{head}\n… ({len(error) - limit} characters cut) …\n{error[-(limit - len(head) - 40) :]}"
 
 
 def _first_line(text: str, limit: int = 200) -> str:

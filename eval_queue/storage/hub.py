@@ -132,7 +132,7 @@ class HubRepo:
                 cache_dir=self.cache_dir,
                 token=self.token,
             )
-        data = Path(local).read_bytes()
+            data = Path(local).read_bytes()
         with self._lock:
             self._blobs[blob] = data
         return data

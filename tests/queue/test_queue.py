@@ -202,3 +202,23 @@ def test_request_path_round_trips_for_any_revision(revision: str) -> None:
     )
     assert parsed["revision"] == revision[:12]
     assert EvalRequest.from_json(request.to_json(), request.path) == request
+
+
+def test_a_long_failure_log_keeps_its_headline_and_its_end(queue: RequestQueue) -> None:
+    queue.add(make_request("org/a"))
+    claimed = queue.claim_next("w1", lease_s=60)
+    assert claimed is not None
+    log = "RuntimeError: CUDA out of memory\n" + "x" * 20_000 + "\nlast line"
+    error = queue.fail(claimed.request_id, "w1", log).error or ""
+    assert len(error) <= 8000
+    assert error.startswith("RuntimeError: CUDA out of memory") and error.endswith("last line")
+
+
+def test_claims_interleave_submitters(queue: RequestQueue) -> None:
+    for i in range(3):
+        queue.add(make_request(f"bob/m{i}", by="bob", minutes=i))
+    queue.add(make_request("carol/m", by="carol", minutes=10))
+    order = []
+    while (claimed := queue.claim_next("w", lease_s=60)) is not None:
+        order.append(claimed.model)
+    assert order == ["bob/m0", "carol/m", "bob/m1", "bob/m2"]
