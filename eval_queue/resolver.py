@@ -121,9 +121,11 @@ def params_in_billions(count: float | None) -> float | None:
 class HubModelResolver:
     """Resolves through ``HfApi.model_info`` (one request)."""
 
-    def __init__(self, api: Any, *, token: str | None = None) -> None:
+    def __init__(self, api: Any, *, token: str | None = None, timeout_s: float = 10.0) -> None:
         self.api = api
         self.token = token
+        # A node without network should fall back to the cache quickly, not hang.
+        self.timeout_s = timeout_s
 
     def resolve(self, model_id: str, revision: str) -> ResolvedModel:
         from huggingface_hub.errors import (
@@ -134,7 +136,7 @@ class HubModelResolver:
         )
 
         try:
-            info = self.api.model_info(model_id, revision=revision, token=self.token)
+            info = self.api.model_info(model_id, revision=revision, token=self.token, timeout=self.timeout_s)
         except GatedRepoError:
             raise SubmissionRejected(
                 f"{model_id} is gated on the Hub: the leaderboard can only evaluate models anyone can download."

@@ -67,8 +67,9 @@ def hub_cache_dir(env: Mapping[str, str]) -> Path:
     else ``~/.cache/huggingface/hub``.  Read from ``env`` rather than from
     ``huggingface_hub.constants`` because those are frozen when the client is imported.
     """
-    if env.get("HF_HUB_CACHE"):
-        return Path(env["HF_HUB_CACHE"]).expanduser()
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):  # the second is the older spelling
+        if env.get(name):
+            return Path(env[name]).expanduser()
     if env.get("HF_HOME"):
         return Path(env["HF_HOME"]).expanduser() / "hub"
     cache_home = (
