@@ -23,12 +23,15 @@ import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from eval_queue.errors import EvalitaError, SubmissionRejected
 from eval_queue.hubclient import transport_errors
 from eval_queue.requests import ModelType
 from eval_queue.settings import Settings
+
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +124,7 @@ def params_in_billions(count: float | None) -> float | None:
 class HubModelResolver:
     """Resolves through ``HfApi.model_info`` (one request)."""
 
-    def __init__(self, api: Any, *, token: str | None = None, timeout_s: float = 10.0) -> None:
+    def __init__(self, api: HfApi, *, token: str | None = None, timeout_s: float = 10.0) -> None:
         self.api = api
         self.token = token
         # A node without network should fall back to the cache quickly, not hang.
@@ -267,13 +270,16 @@ def _read_card(path: Path) -> dict[str, Any]:
 
 
 def _count_parameters(snapshot: Path, config: dict[str, Any]) -> int | None:
-    """Parameters from the safetensors headers (exact); from the index's byte size otherwise."""
+    """Parameters from the safetensors headers (exact), else estimated from weight bytes and dtype."""
     single = snapshot / "model.safetensors"
     if single.is_file():
         return _safetensors_parameters(single)
+    width = _BYTES_PER_PARAM.get(str(config.get("torch_dtype") or config.get("dtype")), 2)
     index = _read_json(snapshot / "model.safetensors.index.json")
     if index is None:
-        return None
+        # No safetensors: estimate from the size of PyTorch weight files, if any.
+        size = sum(p.stat().st_size for p in snapshot.glob("pytorch_model*.bin") if p.is_file())
+        return int(size / width) if size else None
     shards = sorted(set((index.get("weight_map") or {}).values()))
     counts = [_safetensors_parameters(snapshot / shard) for shard in shards]
     if shards and all(c is not None for c in counts):
@@ -281,7 +287,6 @@ def _count_parameters(snapshot: Path, config: dict[str, Any]) -> int | None:
     total_size = (index.get("metadata") or {}).get("total_size")
     if not isinstance(total_size, int | float):
         return None
-    width = _BYTES_PER_PARAM.get(str(config.get("torch_dtype") or config.get("dtype")), 2)
     return int(total_size / width)
 
 

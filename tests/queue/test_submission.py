@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage
 from eval_queue.submission import SubmissionForm, submit
 from tests.queue.fake_hub import FakeHub
-from tests.queue.hf_cache import DEFAULT_SHA, make_cache_entry
+from tests.queue.hf_cache import DEFAULT_SHA, make_cache_entry, safetensors_bytes
 
 MODEL = "tiny-org/tiny-llama"
 NOW = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -190,3 +191,21 @@ def test_unreachable_hub_falls_back_to_the_cache(online_client: None, cache: Pat
     resolver = FallbackResolver(HubModelResolver(unreachable), CacheModelResolver(cache))
     resolved = resolver.resolve(MODEL, "main")
     assert (resolved.sha, resolved.source) == (DEFAULT_SHA, "cache")
+
+
+def test_parameters_of_sharded_and_legacy_checkpoints(cache: Path) -> None:
+    sharded = make_cache_entry(cache, "org/sharded") / "snapshots" / DEFAULT_SHA
+    (sharded / "model.safetensors").unlink()
+    for n in (1, 2):
+        (sharded / f"model-0000{n}.safetensors").write_bytes(safetensors_bytes({f"w{n}": [1000, 1000]}))
+    index = {
+        "metadata": {"total_size": 4_000_000},
+        "weight_map": {"a": "model-00001.safetensors", "b": "model-00002.safetensors"},
+    }
+    (sharded / "model.safetensors.index.json").write_text(json.dumps(index))
+    legacy = make_cache_entry(cache, "org/legacy") / "snapshots" / DEFAULT_SHA
+    (legacy / "model.safetensors").unlink()
+    (legacy / "pytorch_model.bin").write_bytes(bytes(6_000_000))  # bfloat16: 2 bytes a parameter
+    resolver = CacheModelResolver(cache)
+    assert resolver.resolve("org/sharded", "main").params_b == 0.002
+    assert resolver.resolve("org/legacy", "main").params_b == 0.003
