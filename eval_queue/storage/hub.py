@@ -372,7 +372,11 @@ class HubStorage:
         self.repo.commit(plan, message or f"Delete {path}")
 
     def _full(self, path: str) -> str:
-        return self.folder + check_path(path)
+        check_path(path)
+        if any(path.startswith(excluded) for excluded in self.exclude):
+            # e.g. "details/…" from the results store: it belongs to the details store.
+            raise StorageError(f"{path}: not part of this store ({self!r})")
+        return self.folder + path
 
     def _relative(self, full: str) -> str | None:
         if not full.startswith(self.folder):
