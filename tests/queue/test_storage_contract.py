@@ -131,3 +131,18 @@ def run_threads(target, count: int) -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert not any(thread.is_alive() for thread in threads)
+
+
+def test_hidden_files_are_never_listed(store: Storage) -> None:
+    store.write(".gitattributes", b"*.json -filter")
+    store.write("org/.draft.json", b"{}")
+    store.write("org/a.json", b"{}")
+    assert store.list() == ["org/a.json"]
+    assert set(store.versions()) == {"org/a.json"}
+
+
+def test_versions_filter_by_prefix(store: Storage) -> None:
+    store.write("org1/a.json", b"1")
+    store.write("org2/a.json", b"2")
+    assert set(store.versions("org1/")) == {"org1/a.json"}
+    assert set(store.versions("org")) == {"org1/a.json", "org2/a.json"}
