@@ -15,6 +15,7 @@ from leaderboard import views
 from leaderboard.suite import SUITE
 
 MAX_RADAR_MODELS = 6
+MAX_HEATMAP_MODELS = 40
 TASK_ORDER = [task.abbrev for task in SUITE]  # paper order on every task axis
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 50, "r": 20, "t": 50, "b": 50}, "height": 460}
 
@@ -109,6 +110,9 @@ def heatmap(models_by_prompts: pd.DataFrame, prompt_ids: list[str], title: str) 
     """Models × prompts score heatmap (the task drill-down's table, drawn)."""
     if models_by_prompts.empty:
         return _empty(title, "No results for this task and setting.")
+    if len(models_by_prompts) > MAX_HEATMAP_MODELS:  # rows arrive best first
+        models_by_prompts = models_by_prompts.head(MAX_HEATMAP_MODELS)
+        title = f"{title} (top {MAX_HEATMAP_MODELS} by CPS)"
     z = models_by_prompts[prompt_ids].astype(float).to_numpy()
     names = [_safe(m) for m in models_by_prompts[views.MODEL]]
     fig = go.Figure(

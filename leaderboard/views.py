@@ -122,6 +122,7 @@ class Board:
 
     loaded: LoadedResults
     _rows: dict[int, pd.DataFrame] = field(default_factory=dict, repr=False)
+    _prompts: dict[tuple[str, int, bool], pd.DataFrame] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -143,19 +144,35 @@ class Board:
                 self._rows[num_fewshot] = _setting_rows(self.loaded, num_fewshot)
             return self._rows[num_fewshot]
 
+    def prompt_rows(self, task_id: str, num_fewshot: int, include_noncomparable: bool) -> pd.DataFrame:
+        """``tables.prompt_table`` of this snapshot, computed once per (task, setting, scope)."""
+        key = (task_id, num_fewshot, include_noncomparable)
+        with self._lock:
+            if key not in self._prompts:
+                self._prompts[key] = tables.prompt_table(
+                    self.loaded, task_id, num_fewshot, include_noncomparable
+                )
+            return self._prompts[key]
+
+    def warm(self) -> None:
+        """Compute the ranking tables of both settings now (off the request path)."""
+        for num_fewshot in (0, 5):
+            self.rows(num_fewshot)
+
 
 def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
     rows = tables.ranking_table(loaded, num_fewshot, include_noncomparable=True)
     if rows.empty:
         return pd.DataFrame(columns=[*KEY, "avg_cps", "_rank", *META_COLUMNS])
     rows["comparable"] = rows["comparable"].fillna(False).astype(bool)
-    if rows["comparable"].any():
+    if not rows["comparable"].any():  # nothing comparable: shown (with a banner), never ranked
+        rows = rows.drop(columns="rank").assign(_rank=pd.NA)
+    elif not rows["comparable"].all():
         # The rank is the one the comparable-only table gives (sample/limited runs never take a place).
         ranked = tables.ranking_table(loaded, num_fewshot)[[*KEY, "rank"]].rename(columns={"rank": "_rank"})
         rows = rows.drop(columns="rank").merge(ranked, on=KEY, how="left")
-    else:  # nothing comparable: shown (with a banner) but never ranked
-        rows = rows.drop(columns="rank").assign(_rank=pd.NA)
-    return rows.reset_index(drop=True)
+    # else every run is comparable: the table's own rank is the comparable-only rank.
+    return rows.rename(columns={"rank": "_rank"}).reset_index(drop=True)
 
 
 def setting_rows(board: Board, num_fewshot: int) -> pd.DataFrame:
@@ -443,36 +460,33 @@ def task_models_view(
 ) -> pd.DataFrame:
     """Models × prompts for one task: each prompt's score, then MaxP, AvgP, CPS, best prompt."""
     task = TASKS[task_id]
+    prompt_ids = [p.id for p in task.prompts]
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
-    prompts = _prompt_scores(board, task_id, num_fewshot)
-    headers = [MODEL, *[p.id for p in task.prompts], "MaxP", "AvgP", "CPS", "Best prompt", NOTE]
+    headers = [MODEL, *prompt_ids, "MaxP", "AvgP", "CPS", "Best prompt", NOTE]
     if rows.empty:
         return pd.DataFrame(columns=headers)
-    by_run = {
-        key: dict(zip(group["prompt"], group["score"], strict=True))
-        for key, group in prompts.groupby(KEY, sort=False)
-    }
+    scores = _prompt_scores(board, task_id, num_fewshot)
+    wide = scores.pivot_table(index=KEY, columns="prompt", values="score", aggfunc="first").reset_index()
+    rows = rows.merge(wide, on=KEY, how="left")
     rows = rows.sort_values([f"{task_id}_cps", "model"], ascending=[False, True], na_position="last")
-    records = []
-    for _, row in rows.iterrows():
-        per_prompt = by_run.get((row["model"], row["revision"], row["precision"]), {})
-        record: dict[str, object] = {MODEL: row["model"]}
-        for prompt in task.prompts:
-            record[prompt.id] = _num(per_prompt.get(prompt.id))
-        record["MaxP"] = _num(row.get(f"{task_id}_maxp"))
-        record["AvgP"] = _num(row.get(f"{task_id}_avgp"))
-        record["CPS"] = _num(row.get(f"{task_id}_cps"))
-        record["Best prompt"] = _metric_value(row.get(f"{task_id}_best_prompt"), "best_prompt")
-        record[NOTE] = _row_note(row)
-        records.append(record)
-    return _frame(records, headers)
+    table = pd.DataFrame({MODEL: rows["model"].to_numpy()})
+    for prompt_id in prompt_ids:
+        table[prompt_id] = rows[prompt_id].astype(float).round(2).to_numpy() if prompt_id in rows else None
+    table["MaxP"] = rows[f"{task_id}_maxp"].astype(float).to_numpy()
+    table["AvgP"] = rows[f"{task_id}_avgp"].astype(float).to_numpy()
+    table["CPS"] = rows[f"{task_id}_cps"].astype(float).to_numpy()
+    table["Best prompt"] = rows[f"{task_id}_best_prompt"].fillna("").astype(str).to_numpy()
+    table[NOTE] = [
+        _note(d, lim, c) for d, lim, c in zip(rows["data"], rows["limit"], rows["comparable"], strict=True)
+    ]
+    return table
 
 
 def prompt_side_view(
     board: Board, task_id: str, num_fewshot: int, include_noncomparable: bool = False
 ) -> pd.DataFrame:
     """Each prompt across the models (paper Table 14, right side): MinP, MaxP, AvgP, CPS."""
-    table = tables.prompt_table(board.loaded, task_id, num_fewshot, include_noncomparable)
+    table = board.prompt_rows(task_id, num_fewshot, include_noncomparable)
     headers = ["Prompt", "Paper id", "Pattern", "MinP", "MaxP", "AvgP", "CPS"]
     if table.empty:
         return pd.DataFrame(columns=headers)

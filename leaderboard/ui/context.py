@@ -64,6 +64,16 @@ class AppContext:
             self._reload_locked()
             return self._version
 
+    def warm(self) -> None:
+        """Load the store and score both settings now, so that no visitor waits for it.
+
+        Run in a background thread at start-up and by the refresh timer after a change.
+        """
+        try:
+            self.results().warm()
+        except Exception:  # a background task: log it; the next request retries and reports
+            logger.exception("warming the results snapshot failed")
+
     @property
     def version(self) -> int:
         return self._version

@@ -85,6 +85,7 @@ def status_text(ctx: AppContext) -> str:
 def tick(ctx: AppContext):
     """Timer / Refresh: re-read results (incrementally) and the queue."""
     version = ctx.refresh()
+    ctx.warm()  # a changed snapshot is scored here, on the timer, not on a visitor's click
     return version, status_text(ctx), *submit.render_queue(ctx)
 
 

@@ -1,0 +1,167 @@
+"""Server-side cost of the UI on a large store: 1,000 synthetic models × 2 settings.
+
+Measures, in process (what a request costs the server, without the browser):
+
+* **first render, cold** — read and parse the whole results store (``load_results``), score it
+  (``tables.ranking_table`` via the board) and render the ranking (view + gradio postprocess);
+* **first render, warm** — the same once the start-up warm-up (``AppContext.warm``, run by
+  ``app.py`` in a background thread while the server starts) has loaded and scored the store:
+  what the first visitor actually waits for;
+* **filter change** — the ranking re-rendered under a filter from the already loaded snapshot;
+* **refresh, nothing changed** — the timer's re-read when no file changed (incremental);
+* **task drill-down** — the task tab's tables on the loaded snapshot.
+
+Run: ``.venv/bin/python bench/bench_ui.py [--models 1000] [--repeat 5]``.  Prints a table and
+writes ``artifacts/bench_ui.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(REPO))
+
+
+def build_store(root: Path, n_models: int, seed: int = 7) -> int:
+    from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult, results_file_path
+    from leaderboard.suite import SUITE
+
+    rng = random.Random(seed)
+    types = ["pretrained", "instruction-tuned", "fine-tuned", "merged", "continually-pretrained"]
+    written = 0
+    for i in range(n_models):
+        model_id = f"bench-org-{i % 37}/model-{i:04d}"
+        skill = rng.uniform(0.2, 0.8)
+        params = round(rng.choice([0.5, 1.1, 3.0, 7.2, 8.0, 13.0, 34.0, 70.0]) * rng.uniform(0.9, 1.1), 2)
+        for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
+            tasks = {
+                task.id: TaskResult(
+                    metric=task.metric,
+                    prompts={
+                        p.id: PromptScore(score=round(min(1.0, max(0.0, rng.gauss(skill, 0.12))), 4), n=500)
+                        for p in task.prompts
+                    },
+                )
+                for task in SUITE
+            }
+            results = ResultsFile(
+                model=ModelInfo(
+                    id=model_id,
+                    revision=f"{i:040x}",
+                    precision="bfloat16",
+                    params_b=params,
+                    model_type=types[i % len(types)],
+                    license="apache-2.0",
+                ),
+                run=RunInfo(num_fewshot=k, data="hub", harness="lm-eval 0.4.13", finished_at=finished),
+                tasks=tasks,
+            )
+            path = root / results_file_path(model_id, finished)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(results.to_json())
+            written += 1
+    return written
+
+
+def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "n": repeat}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    from eval_queue.settings import Settings
+    from leaderboard import views
+    from leaderboard.ui import ranking, task
+    from leaderboard.ui.context import AppContext
+
+    with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        files = build_store(root / "results", args.models)
+        build_s = time.perf_counter() - t0
+        settings = Settings(data_dir=root)
+
+        def render(ctx: AppContext, search: str = "", types: list[str] | None = None) -> int:
+            # The Dataframe update is postprocessed (Styler → JSON-ready rows) when it is built.
+            _, update, _ = ranking.render(ctx, "0", types or [], [], [], search, ["cps"], False)
+            return len(update.value["data"])
+
+        def first_render() -> None:
+            ctx = AppContext.from_settings(settings)  # a fresh app: nothing cached
+            rows = render(ctx)
+            assert rows == args.models, rows
+
+        def first_render_after_startup_warmup() -> float:
+            ctx = AppContext.from_settings(settings)
+            ctx.warm()  # what app.py does in a background thread while the server starts
+            start = time.perf_counter()
+            render(ctx)
+            return time.perf_counter() - start
+
+        results = {"first_render_cold": timed(first_render, max(1, args.repeat // 2))}
+        warm_samples = [first_render_after_startup_warmup() for _ in range(max(1, args.repeat // 2))]
+        results["first_render_warm"] = {
+            "median_s": statistics.median(warm_samples),
+            "min_s": min(warm_samples),
+            "max_s": max(warm_samples),
+            "n": len(warm_samples),
+        }
+        results["startup_warmup"] = timed(lambda: AppContext.from_settings(settings).warm(), 1)
+        ctx = AppContext.from_settings(settings)
+        ctx.warm()
+        render(ctx)
+        results["filter_change"] = timed(
+            lambda: render(ctx, search="model-01", types=["pretrained"]), args.repeat
+        )
+        results["setting_switch"] = timed(
+            lambda: ranking.render(ctx, "5", [], [], [], "", ["cps"], False), args.repeat
+        )
+        results["refresh_unchanged"] = timed(ctx.refresh, args.repeat)
+        results["task_drill_down_first"] = timed(lambda: task.render(ctx, "te", "0", False), 1)
+        results["task_drill_down_again"] = timed(lambda: task.render(ctx, "te", "0", False), args.repeat)
+        results["both_view"] = timed(
+            lambda: views.ranking_view(ctx.results(), "both", views.RankingFilters()), args.repeat
+        )
+
+    report = {
+        "models": args.models,
+        "results_files": files,
+        "store_build_s": round(build_s, 2),
+        "timings": {
+            k: {m: round(v, 4) if isinstance(v, float) else v for m, v in t.items()}
+            for k, t in results.items()
+        },
+    }
+    print(
+        f"UI bench: {args.models} models × 2 settings = {files} results files (store built in {build_s:.1f}s)"
+    )
+    print(f"{'step':<30}{'median (s)':>12}{'min (s)':>10}{'max (s)':>10}{'n':>4}")
+    for name, t in results.items():
+        print(f"{name:<30}{t['median_s']:>12.3f}{t['min_s']:>10.3f}{t['max_s']:>10.3f}{t['n']:>4}")
+    out = REPO / "artifacts" / "bench_ui.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"written {out.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
