@@ -154,9 +154,10 @@ class RequestQueue:
         """Claim the first PENDING request in fair order, or ``None`` if there is none.
 
         Expired leases are reaped first, so a request orphaned by a dead worker is
-        claimable again.  Losing a race for one candidate moves on to the next.  If a
-        whole pass was lost to busy-store conflicts (not to other claims), the queue is
-        busy rather than empty, so the listing is read again, up to ``CLAIM_PASSES`` times.
+        claimable again.  Losing a candidate to another claim moves on to the next.  A
+        pass cut short by a busy store (``ConflictError``: the retry budget was spent)
+        means the queue is busy, not empty: the listing is read again, up to
+        ``CLAIM_PASSES`` times, which also bounds how long a claim can take.
         """
         for _ in range(CLAIM_PASSES):
             claimed, busy = self._claim_pass(worker_id, lease_s)
@@ -176,9 +177,11 @@ class RequestQueue:
                     candidate.request_id, self._claim_change(worker_id, lease_s), f"Claim by {worker_id}"
                 )
             except ConflictError as exc:
+                # The store's retry budget is spent: the next candidate would fare no
+                # better, so start a new pass from a fresh listing instead.
+                logger.info("store busy while claiming %s: %s", candidate.request_id, exc)
                 busy = True
-                logger.debug("could not claim %s: %s", candidate.request_id, exc)
-                continue
+                break
             except (InvalidTransitionError, NotFoundError, MalformedFileError) as exc:
                 logger.debug("could not claim %s: %s", candidate.request_id, exc)
                 continue
