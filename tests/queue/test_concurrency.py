@@ -113,12 +113,12 @@ def test_request_of_a_killed_worker_is_claimable_after_its_lease_and_completes(
     queue: RequestQueue, worker_env: dict[str, str]
 ) -> None:
     (request_id,) = fill(queue, 1)
-    lease = 2.0
+    lease = 4.0  # long enough that a loaded machine still checks "held" before it ends
     proc = claimer(worker_env, "hold", "doomed", lease)
     assert proc.stdout is not None
     line = proc.stdout.readline()  # blocks until the claim is recorded
     assert line.strip() == f"claimed {request_id}", proc.stderr.read() if proc.stderr else ""
-    time.sleep(lease / 2)  # mid-run, after at least one heartbeat is due
+    time.sleep(1.5)  # mid-run, after the first heartbeat (every lease/3) is due
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     orphan = queue.get(request_id)
