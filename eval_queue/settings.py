@@ -90,7 +90,8 @@ def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], de
     try:
         value = kind(raw)
     except ValueError:
-        raise ConfigurationError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigurationError(f"{name} must be {what}, got {raw!r}") from None
     if value <= 0:
         raise ConfigurationError(f"{name} must be positive, got {raw!r}")
     return value
