@@ -47,7 +47,7 @@ def page(browser, served: Served):
     page = context.new_page()
     page.dialogs = []  # type: ignore[attr-defined]
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.set_default_timeout(20_000)
+    page.set_default_timeout(45_000)  # the CI box is shared; renders can queue behind other work
     yield page
     context.close()
 

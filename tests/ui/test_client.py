@@ -180,3 +180,17 @@ def test_queue_lists_every_state_and_malformed_files(client: Client) -> None:
     reasons = dict(zip(failed["Model"], failed["Reason"], strict=True))
     assert "CUDA out of memory" in reasons["queue-org/failed-d"]
     assert "bad_eval_request_main_bfloat16_0shot.json" in problems
+
+
+def test_new_results_appear_after_a_refresh_without_restart(client: Client, served: Served) -> None:
+    """Runs last: adds a results file to the live store; the refresh re-reads it (no restart)."""
+    from tests.ui.store import _results
+
+    fresh = _results("late-org/new-model", 0.05)
+    path = served.data_dir / "results" / "late-org" / "new-model" / "results_2025-06-01T00-00-00Z.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(fresh.to_json())
+    client.predict(api_name="/refresh")
+    _, table, _ = _ranking(client, "0", [], [], [], "new-model", ["cps"], False)
+    assert list(table["Model"].map(_plain_model)) == ["late-org/new-model"]
+    assert table.iloc[0]["Avg CPS"] == pytest.approx(5.0)
