@@ -70,12 +70,16 @@ def _bind(fn: Callable, ctx: AppContext) -> Callable:
     return handler
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def status_text(ctx: AppContext) -> str:
     board = ctx.results()
     runs = board.runs
     models = runs["model"].nunique() if not runs.empty else 0
     stamp = datetime.now(UTC).strftime("%H:%M:%S UTC")
-    text = f"{len(runs)} runs of {models} models · results read at {stamp}"
+    text = f"{_count(len(runs), 'run')} of {_count(models, 'model')} · results read at {stamp}"
     if board.problems:
         names = ", ".join(f"`{views.html_text(p.path)}`" for p in board.problems[:10])
         text += f" · ⚠️ {len(board.problems)} unreadable results file(s) skipped: {names}"
@@ -191,34 +195,62 @@ def build_app(ctx: AppContext) -> gr.Blocks:
         plot_inputs = [pl.setting, pl.models, rk.all_runs]
         task_inputs = [tk.task, tk.setting, rk.all_runs]
 
-        def render_all(ctx_: AppContext, *args):
-            n_rank = len(rk.inputs)
-            rank_args = args[:n_rank]
-            task_id, shots, model_key, chosen, d_task, d_prompt = args[n_rank:]
+        def render_first(ctx_: AppContext, *rank_args):
+            """What the landing tab shows: the status line and the ranking."""
+            return (status_text(ctx_), *ranking.render(ctx_, *rank_args))
+
+        def render_rest(
+            ctx_: AppContext,
+            all_runs,
+            task_id,
+            task_shots,
+            model_key,
+            model_shots,
+            d_task,
+            d_prompt,
+            chosen,
+            plot_shots,
+        ):
+            """The other tabs, rendered right after the ranking so the landing view comes first."""
             model_dd, model_key = model.choices_update(ctx_, model_key)
             plots_dd, chosen = plots_tab.choices_update(ctx_, chosen)
             return (
-                status_text(ctx_),
-                *ranking.render(ctx_, *rank_args),
-                *task.render(ctx_, task_id, shots, rank_args[-1]),
+                *task.render(ctx_, task_id, task_shots, all_runs),
                 model_dd,
-                *model.render(ctx_, model_key, shots),
-                *model.render_details(ctx_, model_key, shots, d_task, d_prompt),
+                *model.render(ctx_, model_key, model_shots),
+                *model.render_details(ctx_, model_key, model_shots, d_task, d_prompt),
                 plots_dd,
-                *plots_tab.render(ctx_, shots, chosen, rank_args[-1]),
+                *plots_tab.render(ctx_, plot_shots, chosen, all_runs),
             )
 
-        all_outputs = [
-            status,
-            *rk.outputs,
-            *tk.outputs,
+        first_outputs = [status, *rk.outputs]
+        rest_inputs = [
+            rk.all_runs,
+            tk.task,
+            tk.setting,
             md.model,
-            *md.outputs,
-            *md.detail_outputs,
+            md.setting,
+            md.d_task,
+            md.d_prompt,
             pl.models,
-            *pl.outputs,
+            pl.setting,
         ]
-        all_inputs = [*rk.inputs, tk.task, tk.setting, md.model, pl.models, md.d_task, md.d_prompt]
+        rest_outputs = [*tk.outputs, md.model, *md.outputs, *md.detail_outputs, pl.models, *pl.outputs]
+
+        def render_everything(dependency):
+            return dependency.then(
+                _bind(render_first, ctx),
+                rk.inputs,
+                first_outputs,
+                api_visibility="private",
+                show_progress="hidden",
+            ).then(
+                _bind(render_rest, ctx),
+                rest_inputs,
+                rest_outputs,
+                api_visibility="private",
+                show_progress="hidden",
+            )
 
         def on_load(request: gr.Request):
             params = dict(request.query_params) if request is not None else {}
@@ -255,9 +287,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             api_visibility="private",
             queue=False,
         )
-        page_load.then(_bind(render_all, ctx), all_inputs, all_outputs, api_visibility="private").then(
-            r_queue, None, sb.queue_outputs, api_visibility="private"
-        )
+        render_everything(page_load).then(r_queue, None, sb.queue_outputs, api_visibility="private")
 
         remember(
             gr.on(
@@ -310,7 +340,6 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             api_name="refresh",
             show_progress="hidden",
         )
-        version.change(
-            _bind(render_all, ctx), all_inputs, all_outputs, api_visibility="private", show_progress="hidden"
-        )
+        # Fresh data: every tab re-renders (``change`` fires only when the data version moved).
+        render_everything(version.change(None, None, None, api_visibility="private", queue=False))
     return demo

@@ -104,7 +104,11 @@ def render(ctx: AppContext, setting, types, sizes, precisions, search, columns, 
     view = views.ranking_view(
         ctx.results(), setting or "0", filters_of(types, sizes, precisions, search, columns, all_runs)
     )
-    shown = f"{len(view.table)} of {view.total} evaluated runs shown" if view.total else "No results yet."
+    shown = (
+        f"{len(view.table)} of {view.total} evaluated runs shown"
+        if view.total
+        else "No results for this setting yet."
+    )
     banner = "\n\n".join(part for part in (view.banner, shown) if part)
     csv = write_csv(ctx.download_dir, f"evalita-ranking-{setting}", view.table)
     return banner, table_update(view.table), csv

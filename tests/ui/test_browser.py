@@ -60,7 +60,7 @@ def _shot(page, name: str) -> None:
 def _open(page, served: Served, query: str = "") -> None:
     page.goto(served.url + query)
     page.wait_for_function(
-        "(document.querySelector('#status') || {innerText: ''}).innerText.includes('runs of')"
+        "(document.querySelector('#status') || {innerText: ''}).innerText.includes('results read at')"
     )
 
 
