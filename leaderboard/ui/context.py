@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,7 @@ class AppContext:
     _board: Board | None = field(default=None, repr=False)
     _version: int = 0
     _parsed_seen: int = -1
+    _loaded_at: float = 0.0
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -51,6 +53,14 @@ class AppContext:
         """The latest snapshot (loaded on first use), with its tables computed once."""
         with self._lock:
             if self._board is None:
+                self._reload_locked()
+            assert self._board is not None
+            return self._board
+
+    def fresh(self) -> Board:
+        """The snapshot, re-read first if it is older than the refresh period (a new visitor)."""
+        with self._lock:
+            if self._board is None or time.monotonic() - self._loaded_at > self.refresh_s:
                 self._reload_locked()
             assert self._board is not None
             return self._board
@@ -80,6 +90,7 @@ class AppContext:
 
     def _reload_locked(self) -> None:
         loaded = load_results(self.stores.results, cache=self._cache)
+        self._loaded_at = time.monotonic()
         changed = self._cache.parsed_count != self._parsed_seen
         self._parsed_seen = self._cache.parsed_count
         if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):

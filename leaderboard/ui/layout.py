@@ -255,7 +255,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
         def on_load(request: gr.Request):
             params = dict(request.query_params) if request is not None else {}
             state = PageState.from_query(params)
-            ctx.results()  # the first visitor loads the store; later ones reuse the snapshot
+            ctx.fresh()  # a visitor after a quiet spell gets re-read results, not a stale snapshot
             return (
                 ctx.version,
                 gr.Tabs(selected=state.tab),

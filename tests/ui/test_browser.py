@@ -168,3 +168,18 @@ def test_submit_through_the_form_and_see_the_request_queued(page, served: Served
     page.wait_for_function("document.querySelector('#submit-result').innerText.includes('refused')")
     assert re.search("refused", page.locator("#submit-result").inner_text())
     _shot(page, "08-refused")
+
+
+def test_new_results_appear_on_the_open_page_without_reload(page, served: Served) -> None:
+    """The page's timer (3 s in tests) re-reads the store; nothing restarts, the page is not reloaded."""
+    from tests.ui.store import _results
+
+    _open(page, served)
+    page.wait_for_selector("#ranking-table .virtual-row")
+    fresh = _results("live-org/arrived-later", 0.07)
+    path = served.data_dir / "results" / "live-org" / "arrived-later" / "results_2025-07-01T00-00-00Z.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(fresh.to_json())
+    page.wait_for_function(
+        "document.querySelector('#ranking-table').innerText.includes('live-org/arrived-later')"
+    )

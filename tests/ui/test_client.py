@@ -21,7 +21,9 @@ ALL_FILTERS = ([], [], [], "", ["cps"], False)  # types, sizes, precisions, sear
 
 @pytest.fixture(scope="module")
 def client(served: Served) -> Client:
-    return Client(served.url, verbose=False)
+    client = Client(served.url, verbose=False)
+    client.predict(api_name="/refresh")  # other test modules may have added results to the live store
+    return client
 
 
 def _frame(value: dict) -> pd.DataFrame:
@@ -98,7 +100,7 @@ def test_search_and_type_filters_narrow_the_ranking(client: Client) -> None:
     assert list(table["Model"].map(_plain_model)) == ["paper-dev/LLM-3"]
     assert table.iloc[0]["Rank"] == 5  # the global rank is kept under a filter
     _, typed, _ = _ranking(client, "0", ["pretrained"], [], [], "", ["cps"], False)
-    assert list(typed["Model"].map(_plain_model)) == [XSS_MODEL]
+    assert XSS_MODEL in set(typed["Model"].map(_plain_model)) and set(typed["Type"]) == {"pretrained"}
     _, sized, _ = _ranking(client, "0", [], ["3–10B"], [], "", ["cps"], False)
     assert len(sized) == 6
 
