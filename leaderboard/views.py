@@ -514,7 +514,7 @@ def task_info_markdown(task_id: str) -> str:
         "",
         f"**Competence:** {md_text(task.competence)} · **Domain:** {md_text(task.domain)} · "
         f"**Evaluation:** {md_text(task.kind)} · **Metric:** {md_text(task.metric_label)} "
-        f"(`{html_text(task.metric)}`) · **Dataset:** `{html_text(task.dataset.path)}`",
+        f"({md_text(task.metric)}) · **Dataset:** {md_text(task.dataset.path)}",
     ]
     if task.baselines:
         lines += ["", "**Paper baselines (0–100):**"]
@@ -685,7 +685,7 @@ def model_header_markdown(board: Board, run: tuple[str, str, str]) -> str:
         return "Pick a model."
     first = mine.iloc[0]
     facts = [
-        f"**Revision:** `{html_text(revision)}`",
+        f"**Revision:** {md_text(revision)}",
         f"**Precision:** {md_text(precision)}",
         f"**Params:** {_plain(first.get('params_b'))} B",
         f"**Type:** {md_text(first.get('model_type') or 'unknown')}",
@@ -806,7 +806,7 @@ def queue_view(listing: QueueListing, now: datetime) -> QueueView:
     ]
     problems = ""
     if listing.problems:
-        lines = [f"- `{html_text(p.path)}`: {md_text(p.reason)}" for p in listing.problems]
+        lines = [f"- {md_text(p.path)}: {md_text(p.reason)}" for p in listing.problems]
         problems = "**Malformed request files (skipped):**\n" + "\n".join(lines)
     summary = (
         f"{len(pending)} pending · {len(running)} running · {len(finished)} finished · "
@@ -829,7 +829,7 @@ def submitted_markdown(requests: Sequence[EvalRequest]) -> str:
     lines = ["✅ **Submitted.** Created request(s):"]
     for r in requests:
         lines.append(
-            f"- `{html_text(r.request_id)}` — {md_text(r.model)} @ `{html_text(r.revision[:12])}`, "
+            f"- {md_text(r.request_id)} — {md_text(r.model)} @ {md_text(r.revision[:12])}, "
             f"{md_text(r.precision.value)}, {r.num_fewshot}-shot, status {md_text(r.status.value)}"
         )
     return "\n".join(lines)

@@ -81,7 +81,7 @@ def status_text(ctx: AppContext) -> str:
     stamp = datetime.now(UTC).strftime("%H:%M:%S UTC")
     text = f"{_count(len(runs), 'run')} of {_count(models, 'model')} · results read at {stamp}"
     if board.problems:
-        names = ", ".join(f"`{views.html_text(p.path)}`" for p in board.problems[:10])
+        names = ", ".join(f"{views.md_text(p.path)}" for p in board.problems[:10])
         text += f" · ⚠️ {len(board.problems)} unreadable results file(s) skipped: {names}"
     return text
 

@@ -78,6 +78,9 @@ def write_results(results_root: Path, details_root: Path) -> None:
         path = results_root / results_file_path(results.model.id, FINISHED_AT)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(results.to_json())
+    broken = results_root / "broken-org" / "model" / "results_2025-01-01T00-00-00Z.json"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text('{"schema": "evalita-llm-results/1", "model": {}}')
     folder = details_root / details_dir(XSS_MODEL, FINISHED_AT, "bfloat16", 0)
     folder.mkdir(parents=True, exist_ok=True)
     lines = [
