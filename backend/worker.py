@@ -231,28 +231,52 @@ class Heartbeat:
                 log.warning("could not renew the lease of %s: %s", self._request_id, exc)
 
 
-@contextmanager
-def _signals_raise() -> Iterator[bool]:
-    """In the main thread: SIGTERM/SIGINT raise WorkerInterrupted, SIGUSR1 raises _LeaseLostSignal."""
-    if threading.current_thread() is not threading.main_thread():
-        yield False
-        return
+class _SignalGate:
+    """Turns SIGTERM/SIGINT (and the heartbeat's SIGUSR1) into exceptions in the main thread.
 
-    def interrupted(signum: int, _frame: Any) -> None:
+    Armed while the evaluation runs; disarmed once it is over (publishing, failing,
+    releasing must not be cut short), when a signal only records that a stop was asked.
+    """
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.pending: int | None = None
+
+    def interrupted(self, signum: int, _frame: Any) -> None:
+        if not self.armed:
+            self.pending = self.pending or signum
+            log.warning("%s received: finishing the current step first", signal.Signals(signum).name)
+            return
+        self.armed = False
         raise WorkerInterrupted(signum)
 
-    def lease_lost(_signum: int, _frame: Any) -> None:
-        raise _LeaseLostSignal()
+    def lease_lost(self, _signum: int, _frame: Any) -> None:
+        if self.armed:
+            self.armed = False
+            raise _LeaseLostSignal()
 
+
+@contextmanager
+def _signal_gate() -> Iterator[_SignalGate | None]:
+    """Install a :class:`_SignalGate` (main thread only; elsewhere signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield None
+        return
+    gate = _SignalGate()
     previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)}
-    signal.signal(signal.SIGTERM, interrupted)
-    signal.signal(signal.SIGINT, interrupted)
-    signal.signal(signal.SIGUSR1, lease_lost)
+    signal.signal(signal.SIGTERM, gate.interrupted)
+    signal.signal(signal.SIGINT, gate.interrupted)
+    signal.signal(signal.SIGUSR1, gate.lease_lost)
     try:
-        yield True
+        yield gate
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _disarm(gate: _SignalGate | None) -> None:
+    if gate is not None:
+        gate.armed = False
 
 
 # --------------------------------------------------------------------------- one job
@@ -267,19 +291,24 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
         return Outcome.NOTHING
     rid = request.request_id
     log.info("claimed %s (%s@%s, %s, %d-shot)", rid, request.model, request.revision, request.precision, request.num_fewshot)
-    with _captured_log() as tail, _signals_raise() as in_main:
-        heartbeat = Heartbeat(queue, rid, config, interrupt_main=in_main).start()
+    with _captured_log() as tail, _signal_gate() as gate:
+        heartbeat = Heartbeat(queue, rid, config, interrupt_main=gate is not None).start()
         try:
+            if gate is not None:
+                gate.armed = True
             evaluation = evaluate(request, config)
+            _disarm(gate)
             heartbeat.stop()
             if heartbeat.lost:
                 raise _LeaseLostSignal()
             _publish(stores, queue, request, config, evaluation)
         except _LeaseLostSignal:
+            _disarm(gate)
             heartbeat.stop()
             log.error("%s: lease lost; nothing published", rid)
             return Outcome.LEASE_LOST
         except WorkerInterrupted as stop:
+            _disarm(gate)
             heartbeat.stop()
             log.warning("%s: interrupted by %s; handing the request back", rid, stop)
             try:
@@ -288,6 +317,7 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
                 log.error("could not release %s: %s", rid, exc)
             return Outcome.RELEASED
         except Exception as exc:  # the outermost handler of a job: record a readable reason
+            _disarm(gate)
             heartbeat.stop()
             reason = failure_reason(exc, tail.text())
             log.exception("%s failed", rid)
@@ -297,6 +327,8 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
                 log.error("could not mark %s FAILED: %s", rid, lost)
                 return Outcome.LEASE_LOST
             return Outcome.FAILED
+        if gate is not None and gate.pending:
+            log.warning("stop requested while publishing: %s was finished first", rid)
     log.info("%s FINISHED: %s", rid, evaluation.results_path)
     return Outcome.FINISHED
 

@@ -183,3 +183,20 @@ def test_cli_rejects_an_unknown_data_source_with_exit_2(tmp_path: Path, monkeypa
 def test_cli_once_with_an_empty_queue_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
     assert backend_main(["--once"]) == ExitCode.OK
+
+
+def test_a_stop_asked_while_publishing_lets_the_request_finish(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    class SignalOnPublish(dict[str, bytes]):
+        def items(self):  # type: ignore[override]
+            os.kill(os.getpid(), signal.SIGTERM)
+            return super().items()
+
+    def evaluation(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        done = _evaluation(request)
+        done.details = SignalOnPublish(done.details)
+        return done
+
+    assert run_once(stores, queue, _config(), evaluation) is Outcome.FINISHED
+    assert queue.get(request_.request_id).status is Status.FINISHED
