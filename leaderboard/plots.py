@@ -16,7 +16,7 @@ from leaderboard.suite import SUITE
 
 MAX_RADAR_MODELS = 6
 MAX_HEATMAP_MODELS = 40
-TASK_ORDER = [task.abbrev for task in SUITE]  # paper order on every task axis
+TASK_ORDER = tuple(task.abbrev for task in SUITE)  # paper order on every task axis
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 50, "r": 20, "t": 50, "b": 50}, "height": 460}
 
 
@@ -102,7 +102,7 @@ def prompt_sensitivity(spread: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_layout(title=title, yaxis_title="MaxP − AvgP (points)", showlegend=False, **_LAYOUT)
-    fig.update_xaxes(categoryorder="array", categoryarray=TASK_ORDER)
+    fig.update_xaxes(categoryorder="array", categoryarray=list(TASK_ORDER))
     return fig
 
 
@@ -180,5 +180,5 @@ def prompt_spread(scores: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_layout(title=title, yaxis_title="score", yaxis_range=[0, 100], showlegend=False, **_LAYOUT)
-    fig.update_xaxes(categoryorder="array", categoryarray=TASK_ORDER)
+    fig.update_xaxes(categoryorder="array", categoryarray=list(TASK_ORDER))
     return fig

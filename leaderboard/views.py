@@ -26,8 +26,8 @@ from leaderboard.state import TASK_COLUMNS
 from leaderboard.suite import SUITE, TASKS
 
 # Identity of a ranked row (one model evaluated at one revision and precision).
-KEY = ["model", "revision", "precision"]
-META_COLUMNS = ["params_b", "model_type", "license", "comparable", "data", "limit"]
+KEY = ("model", "revision", "precision")
+META_COLUMNS = ("params_b", "model_type", "license", "comparable", "data", "limit")
 METRIC_LABELS = {"cps": "CPS", "maxp": "MaxP", "avgp": "AvgP", "best_prompt": "best prompt"}
 SETTING_LABELS = {"0": "0-shot", "5": "5-shot", "both": "both (5-shot − 0-shot)"}
 
@@ -170,7 +170,7 @@ def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
     elif not rows["comparable"].all():
         # The rank is the one the comparable-only table gives (sample/limited runs never take a place).
         ranked = tables.ranking_table(loaded, num_fewshot)[[*KEY, "rank"]].rename(columns={"rank": "_rank"})
-        rows = rows.drop(columns="rank").merge(ranked, on=KEY, how="left")
+        rows = rows.drop(columns="rank").merge(ranked, on=[*KEY], how="left")
     # else every run is comparable: the table's own rank is the comparable-only rank.
     return rows.rename(columns={"rank": "_rank"}).reset_index(drop=True)
 
@@ -338,7 +338,7 @@ def _diff_column(a: pd.Series, b: pd.Series) -> object:
 def _both_view(board: Board, filters: RankingFilters) -> RankingView:
     zero, banner0, total0 = _select_rows(board, 0, filters)
     five, banner5, total5 = _select_rows(board, 5, filters)
-    both = zero.merge(five, on=KEY, how="outer", suffixes=("_0", "_5"))
+    both = zero.merge(five, on=[*KEY], how="outer", suffixes=("_0", "_5"))
     for column in META_COLUMNS:
         both[column] = both[f"{column}_0"].combine_first(both[f"{column}_5"])
     both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(
@@ -419,7 +419,7 @@ def run_choices(board: Board) -> list[tuple[str, str]]:
     runs = board.runs
     if runs.empty:
         return []
-    keys = runs[KEY].drop_duplicates().sort_values(KEY)
+    keys = runs[[*KEY]].drop_duplicates().sort_values([*KEY])
     counts = keys["model"].value_counts()
     choices = []
     for model, revision, precision in keys.itertuples(index=False):
@@ -466,8 +466,8 @@ def task_models_view(
     if rows.empty:
         return pd.DataFrame(columns=headers)
     scores = _prompt_scores(board, task_id, num_fewshot)
-    wide = scores.pivot_table(index=KEY, columns="prompt", values="score", aggfunc="first").reset_index()
-    rows = rows.merge(wide, on=KEY, how="left")
+    wide = scores.pivot_table(index=[*KEY], columns="prompt", values="score", aggfunc="first").reset_index()
+    rows = rows.merge(wide, on=[*KEY], how="left")
     rows = rows.sort_values([f"{task_id}_cps", "model"], ascending=[False, True], na_position="last")
     table = pd.DataFrame({MODEL: rows["model"].to_numpy()})
     for prompt_id in prompt_ids:

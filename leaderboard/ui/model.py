@@ -101,7 +101,8 @@ def build() -> ModelTab:
 def choices_update(ctx: AppContext, current: str | None):
     choices = views.run_choices(ctx.results())
     keys = [key for _, key in choices]
-    value = current if current in keys else (keys[0] if keys else None)
+    best = views.top_runs(ctx.results(), 1)
+    value = current if current in keys else (best[0] if best else (keys[0] if keys else None))
     return gr.Dropdown(choices=choices, value=value), value
 
 

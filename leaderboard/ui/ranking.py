@@ -15,7 +15,7 @@ from leaderboard.ui.context import AppContext
 
 logger = logging.getLogger(__name__)
 
-SETTING_CHOICES = [(views.SETTING_LABELS[k], k) for k in ("0", "5", "both")]
+SETTING_CHOICES = tuple((views.SETTING_LABELS[k], k) for k in ("0", "5", "both"))
 
 
 @dataclass
@@ -50,7 +50,9 @@ class RankingTab:
 
 def build() -> RankingTab:
     with gr.Row():
-        setting = gr.Radio(SETTING_CHOICES, value="0", label="Setting", scale=2, elem_id="ranking-setting")
+        setting = gr.Radio(
+            list(SETTING_CHOICES), value="0", label="Setting", scale=2, elem_id="ranking-setting"
+        )
         search = gr.Textbox(label="Search model", placeholder="e.g. llama", scale=2, elem_id="ranking-search")
         all_runs = gr.Checkbox(
             label="Show sample / limited runs (not comparable)",

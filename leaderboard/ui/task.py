@@ -11,8 +11,8 @@ from leaderboard.suite import SUITE, TASKS
 from leaderboard.ui.common import table_update
 from leaderboard.ui.context import AppContext
 
-TASK_CHOICES = [(f"{t.abbrev} — {t.name}", t.id) for t in SUITE]
-FEWSHOT_CHOICES = [("0-shot", "0"), ("5-shot", "5")]
+TASK_CHOICES = tuple((f"{t.abbrev} — {t.name}", t.id) for t in SUITE)
+FEWSHOT_CHOICES = (("0-shot", "0"), ("5-shot", "5"))
 
 
 @dataclass
@@ -32,8 +32,8 @@ class TaskTab:
 
 def build() -> TaskTab:
     with gr.Row():
-        task = gr.Dropdown(TASK_CHOICES, value=SUITE[0].id, label="Task", elem_id="task-pick", scale=3)
-        setting = gr.Radio(FEWSHOT_CHOICES, value="0", label="Setting", elem_id="task-setting", scale=1)
+        task = gr.Dropdown(list(TASK_CHOICES), value=SUITE[0].id, label="Task", elem_id="task-pick", scale=3)
+        setting = gr.Radio(list(FEWSHOT_CHOICES), value="0", label="Setting", elem_id="task-setting", scale=1)
     info = gr.Markdown(elem_id="task-info")
     with gr.Accordion("Prompts (Italian text and answer options)", open=True):
         prompts = gr.HTML(elem_id="task-prompts")
