@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,9 +139,6 @@ def read_lines_until(process: subprocess.Popen[str], needle: str, timeout: float
 
 def status_is(deployment: Deployment, request: EvalRequest, *statuses: Status) -> Callable[[], bool]:
     return lambda: deployment.status(request).status in statuses
-
-
-__all__: Sequence[str] = ("Deployment", "read_lines_until", "status_is", "wait_for")
 
 
 @pytest.fixture
