@@ -162,9 +162,9 @@ class Board:
 
 def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
     rows = tables.ranking_table(loaded, num_fewshot, include_noncomparable=True)
+    rows["comparable"] = rows["comparable"].fillna(False).astype(bool)  # a bool column even when empty
     if rows.empty:
-        return pd.DataFrame(columns=[*KEY, "avg_cps", "_rank", *META_COLUMNS])
-    rows["comparable"] = rows["comparable"].fillna(False).astype(bool)
+        return rows.rename(columns={"rank": "_rank"})
     if not rows["comparable"].any():  # nothing comparable: shown (with a banner), never ranked
         rows = rows.drop(columns="rank").assign(_rank=pd.NA)
     elif not rows["comparable"].all():

@@ -114,10 +114,14 @@ def render(ctx: AppContext, key, setting):
         return (
             "Pick a model (none evaluated yet)." if not views.run_choices(board) else "Pick a model.",
             plots.model_vs_field(empty, ""),
-            table_update(empty),
+            table_update(
+                pd.DataFrame(columns=["Task", "CPS", "Field median", "Field best"]), link_models=False
+            ),
             plots.prompt_spread(empty),
-            table_update(empty),
-            table_update(empty),
+            table_update(
+                pd.DataFrame(columns=["Task", "CPS 0-shot", "CPS 5-shot", "Δ (5 − 0)"]), link_models=False
+            ),
+            table_update(views.run_metadata_view({}), link_models=False),
         )
     run = runs[0]
     num_fewshot = 5 if setting == "5" else 0

@@ -184,3 +184,16 @@ def test_paper_store_alone_ranks_the_six_dev_llms(tmp_path: Path) -> None:
     board = views.Board(load_results(LocalStorage(tmp_path)))
     table = views.ranking_view(board, "0", views.RankingFilters()).table
     assert table.iloc[0][views.MODEL] == "paper-dev/LLM-5" and table.iloc[0][views.AVG] == 45.57
+
+
+def test_an_empty_store_renders_every_view(tmp_path: Path) -> None:
+    board = views.Board(load_results(LocalStorage(tmp_path / "nothing")))
+    for setting in ("0", "5", "both"):
+        for show_all in (False, True):
+            view = views.ranking_view(board, setting, views.RankingFilters(show_noncomparable=show_all))
+            assert view.table.empty and view.total == 0 and views.MODEL in view.table.columns
+    assert views.task_models_view(board, "te", 0).empty
+    assert len(views.prompt_side_view(board, "te", 0)) == 6
+    assert views.run_choices(board) == [] and views.top_runs(board, 3) == []
+    assert views.sensitivity_data(board, 0).empty
+    assert views.model_vs_field(board, ("a/b", "main", "bfloat16"), 0)["CPS"].isna().all()
