@@ -325,6 +325,16 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
 # --------------------------------------------------------------------------- helpers
 
 
+class _RoutineWarnings(logging.Filter):
+    """Drops lm-eval's one-per-task warnings about settings we pass on purpose."""
+
+    ROUTINE = ("Overwriting default num_fewshot", "generation_kwargs: {'max_gen_toks'")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(text in message for text in self.ROUTINE)
+
+
 def resolve_device(requested: str | None) -> str:
     if requested:
         return requested
@@ -456,6 +466,9 @@ def run_harness(
     # lm-eval logs every task it indexes and selects at INFO: keep the log (and the
     # FAILED request's log tail) for what matters.
     logging.getLogger("lm_eval").setLevel(max(logging.WARNING, logging.getLogger("lm_eval").getEffectiveLevel()))
+    evaluator_log = logging.getLogger("lm_eval.evaluator")
+    if not any(isinstance(f, _RoutineWarnings) for f in evaluator_log.filters):
+        evaluator_log.addFilter(_RoutineWarnings())
     task_manager = TaskManager(include_path=str(include_path) if include_path else None)
     tasks = _load_tasks(task_names, task_manager)
     log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
