@@ -81,7 +81,13 @@ def build() -> ModelTab:
                 elem_id="details-prompt",
             )
         d_status = gr.Markdown()
-        d_table = gr.Dataframe(interactive=False, wrap=True, max_height=520, elem_id="details-table")
+        d_table = gr.Dataframe(
+            interactive=False,
+            wrap=True,
+            max_height=520,
+            column_widths=["6%", "54%", "20%", "12%", "8%"],
+            elem_id="details-table",
+        )
     return ModelTab(
         model,
         setting,
