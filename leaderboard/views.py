@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -436,6 +437,25 @@ def top_runs(board: Board, n: int, num_fewshot: int = 0) -> list[str]:
     return [
         run_key(m, r, p) for m, r, p in zip(rows["model"], rows["revision"], rows["precision"], strict=True)
     ]
+
+
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def run_of_row(board: Board, row: Sequence[object]) -> str | None:
+    """The run key of a clicked ranking row (its Model cell is the escaped link this module made)."""
+    if len(row) < 2:
+        return None
+    model_id = html.unescape(_TAGS.sub("", str(row[1])))
+    cells = {str(cell) for cell in row}
+    candidates = [
+        (m, r, p)
+        for m, r, p in (parse_run_key(k) or ("", "", "") for _, k in run_choices(board))
+        if m == model_id
+    ]
+    exact = [c for c in candidates if c[2] in cells and str(c[1])[:12] in cells]
+    chosen = (exact or candidates)[:1]
+    return run_key(*chosen[0]) if chosen else None
 
 
 def pick_runs(board: Board, keys: Iterable[str]) -> list[tuple[str, str, str]]:

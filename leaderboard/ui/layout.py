@@ -322,6 +322,23 @@ def build_app(ctx: AppContext) -> gr.Blocks:
         for name, tab in tab_items.items():
             remember(tab.select(_constant(name), None, tab_state, api_visibility="private", queue=False))
 
+        def on_row_select(evt: gr.SelectData):
+            """A click on a ranking row (outside the Hub link) opens that model's page."""
+            try:
+                key = views.run_of_row(ctx.results(), evt.row_value or [])
+            except Exception as exc:
+                logger.exception("opening a model from the ranking failed")
+                raise gr.Error(ERROR_TEXT) from exc
+            if key is None:
+                return gr.Tabs(), gr.skip(), gr.skip()
+            return gr.Tabs(selected="model"), "model", key
+
+        remember(
+            rk.table.select(on_row_select, None, [tabs, tab_state, md.model], api_visibility="private")
+            .then(r_model, model_inputs, md.outputs, api_visibility="private")
+            .then(r_details, detail_inputs, md.detail_outputs, api_visibility="private")
+        )
+
         def on_submit(model_id, revision, precision, fewshot, model_type, request: gr.Request):
             try:
                 return submit.do_submit(ctx, model_id, revision, precision, fewshot, model_type, request)

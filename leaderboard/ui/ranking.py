@@ -107,7 +107,7 @@ def render(ctx: AppContext, setting, types, sizes, precisions, search, columns, 
         ctx.results(), setting or "0", filters_of(types, sizes, precisions, search, columns, all_runs)
     )
     shown = (
-        f"{len(view.table)} of {view.total} evaluated runs shown"
+        f"{len(view.table)} of {view.total} evaluated runs shown · click a row to open the model's page"
         if view.total
         else "No results for this setting yet."
     )

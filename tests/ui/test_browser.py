@@ -105,6 +105,18 @@ def test_ranking_loads_filters_and_renders_hostile_names_as_text(page, served: S
     assert page.dialogs == []
 
 
+def test_clicking_a_ranking_row_opens_the_model_page(page, served: Served) -> None:
+    _open(page, served)
+    page.wait_for_selector("#ranking-table .virtual-row")
+    row = page.locator("#ranking-table .virtual-row", has_text="paper-dev/LLM-2").first
+    row.locator(".body-cell").nth(2).click()  # the Avg CPS cell, not the Hub link
+    page.wait_for_function(
+        "(document.querySelector('#model-header') || {innerText: ''}).innerText.includes('LLM-2')"
+    )
+    page.wait_for_function("window.location.search.includes('tab=model')")
+    assert "LLM-2" in page.url
+
+
 def test_state_in_the_url_restores_the_view(page, served: Served) -> None:
     _open(page, served, "?setting=5&search=LLM-2")
     page.wait_for_function(_rows("ranking-table") + ".length === 1")
