@@ -424,6 +424,25 @@ def _load_model(model_args: str, options: RunOptions, device: str, batch_size: s
         raise HarnessError(f"could not load the model ({model_args}): {type(exc).__name__}: {exc}") from exc
 
 
+class TaskFailedError(HarnessError):
+    """A task's own code (prompt rendering, scoring) raised while the harness ran it."""
+
+
+def _name_failures(name: str, task: Any) -> None:
+    """Make errors raised by a task's hooks name the task (lm-eval's do not)."""
+    for method in ("build_all_requests", "process_results"):
+        original = getattr(task, method)
+
+        def wrapped(*args: Any, _original: Any = original, _method: str = method, **kwargs: Any) -> Any:
+            try:
+                return _original(*args, **kwargs)
+            except Exception as exc:
+                stage = "building its prompts" if _method == "build_all_requests" else "scoring an answer"
+                raise TaskFailedError(f"task {name} failed while {stage}: {type(exc).__name__}: {exc}") from exc
+
+        setattr(task, method, wrapped)
+
+
 def _load_tasks(names: Sequence[str], task_manager: TaskManager) -> list[Any]:
     """Load each task on its own so that a broken one is named in the error."""
     tasks: list[Any] = []
@@ -432,7 +451,9 @@ def _load_tasks(names: Sequence[str], task_manager: TaskManager) -> list[Any]:
             loaded = get_task_dict([name], task_manager)
         except Exception as exc:
             raise HarnessError(f"could not load task {name}: {type(exc).__name__}: {exc}") from exc
-        tasks.extend(loaded.values())
+        for task_name, task in loaded.items():
+            _name_failures(str(task_name), task)
+            tasks.append(task)
     return tasks
 
 

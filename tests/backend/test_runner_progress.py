@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 
-from backend.runner import HarnessError, ModelRef, ProgressTracker, RunOptions, build_model_args
+from backend.runner import (
+    HarnessError,
+    ModelRef,
+    ProgressTracker,
+    RunOptions,
+    TaskFailedError,
+    _name_failures,
+    build_model_args,
+)
 
 
 @dataclass
@@ -66,3 +74,19 @@ def test_bad_options_are_rejected() -> None:
         RunOptions(backend="tgi")
     with pytest.raises(HarnessError, match="limit"):
         RunOptions(limit=0)
+
+
+def test_errors_raised_by_a_task_while_the_harness_runs_it_name_the_task() -> None:
+    class Task:
+        def build_all_requests(self, **kwargs: Any) -> None:
+            return None
+
+        def process_results(self, doc: dict[str, Any], results: list[str]) -> dict[str, float]:
+            raise KeyError("entailment")
+
+    task = Task()
+    _name_failures("evalita-mp_te_prompt-1", task)
+
+    task.build_all_requests(limit=1)
+    with pytest.raises(TaskFailedError, match=r"task evalita-mp_te_prompt-1 failed while scoring an answer: KeyError"):
+        task.process_results({}, ["Sì"])

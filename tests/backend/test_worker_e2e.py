@@ -115,7 +115,10 @@ def test_a_task_that_raises_is_failed_naming_the_task(
 ) -> None:
     data = tmp_path / "broken-data"
     shutil.copytree(SAMPLE_DATA_DIR, data)
-    (data / "wic" / "test.jsonl").write_text('{"id": 1, "sentence1": "Una frase\n')  # truncated JSON
+    rows = [json.loads(line) for line in (data / "wic" / "test.jsonl").read_text().splitlines() if line.strip()]
+    for row in rows:  # well-formed, but the prompt template slices sentence1[start1:end1]
+        row["start1"] = "x"
+    (data / "wic" / "test.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     request = deployment.submit(tiny_model.model_id, tiny_model.revision)
 
     done = deployment.worker("--once", "--data", f"local:{data}", *FAST)
@@ -123,7 +126,9 @@ def test_a_task_that_raises_is_failed_naming_the_task(
     assert done.returncode == ExitCode.FAILED
     failed = deployment.status(request)
     assert failed.status is Status.FAILED and failed.error
-    assert "could not load task evalita-mp_wic_prompt-1" in failed.error.splitlines()[0]
+    first = failed.error.splitlines()[0]
+    assert first.startswith("running the harness failed: HarnessError: could not load task evalita-mp_wic_prompt-1")
+    assert "TypeError: slice indices must be integers" in first
     assert deployment.stores.results.list() == []
 
 
