@@ -273,3 +273,37 @@ def test_preparing_again_replaces_stale_task_files(tmp_path: Path) -> None:
     second = prepare_include_path("sample", tmp_path)
     assert second.include_path == first.include_path
     assert not stale.exists()
+
+
+@pytest.mark.slow
+def test_harness_scores_sample_data_end_to_end(
+    task_manager: Any, offline_rouge: None, datasets_cache: None, tmp_path: Path
+) -> None:
+    """A tiny random model through ``simple_evaluate``: every metric hook runs on the sample rows."""
+    import lm_eval
+
+    from tests.support.tiny_model import build_tiny_model
+
+    folder = build_tiny_model(tmp_path / "tiny")
+    names = [
+        "evalita-mp_wic_prompt-1",
+        "evalita-mp_ner_fic_p1",
+        "evalita-mp_re_prompt-2",
+        "evalita-sp_sum_task_fp_p1",
+    ]
+    out = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={folder},dtype=float32",
+        tasks=names,
+        task_manager=task_manager,
+        num_fewshot=5,
+        limit=3,
+        batch_size=4,
+        gen_kwargs="max_gen_toks=8",
+        device="cpu",
+        bootstrap_iters=0,
+    )
+    assert out is not None
+    results = out["results"]
+    for name, metric in zip(names, ["f1,none", "f1,none", "f1,none", "rouge1,none"], strict=True):
+        assert 0.0 <= float(results[name][metric]) <= 1.0, (name, results[name])
