@@ -200,3 +200,46 @@ def test_a_stop_asked_while_publishing_lets_the_request_finish(
 
     assert run_once(stores, queue, _config(), evaluation) is Outcome.FINISHED
     assert queue.get(request_.request_id).status is Status.FINISHED
+
+
+def test_several_workers_never_run_the_same_request(stores: Stores) -> None:
+    import threading
+    from collections import Counter
+
+    for name in ("a", "b", "c", "d"):
+        RequestQueue(stores.requests).add(
+            EvalRequest(model=f"org/{name}", revision="e" * 40, submitted_time=isoformat(utc_now()))
+        )
+    runs: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def evaluate(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        with lock:
+            runs[request.request_id] += 1
+        time.sleep(0.05)
+        done = _evaluation(request)
+        done.results_path = f"{request.model}/results.json"
+        return done
+
+    def work(worker_id: str) -> None:
+        queue = RequestQueue(stores.requests)  # each worker its own queue object, like separate processes
+        config = WorkerConfig(worker_id=worker_id, lease_s=60)
+        while run_once(stores, queue, config, evaluate) is not Outcome.NOTHING:
+            pass
+
+    workers = [threading.Thread(target=work, args=(f"w{i}",)) for i in range(3)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join(timeout=60)
+
+    assert sorted(runs.values()) == [1, 1, 1, 1]
+    assert all(r.status is Status.FINISHED for r in RequestQueue(stores.requests).listing().requests)
+
+
+def test_prefetch_offline_says_it_needs_a_connected_machine(capsys: pytest.CaptureFixture[str]) -> None:
+    from backend.prefetch import main as prefetch_main
+
+    assert prefetch_main(["org/some-model", "--no-datasets"]) == 1
+    err = capsys.readouterr().err
+    assert "model org/some-model" in err and "HF_HUB_OFFLINE" in err and "connected machine" in err
