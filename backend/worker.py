@@ -558,6 +558,9 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         raise EvalitaError("--bootstrap-iters must be >= 0")
     if args.max_gen_toks is not None and args.max_gen_toks <= 0:
         raise EvalitaError("--max-gen-toks must be positive")
+    if args.max_gen_toks is not None and args.limit is None:
+        # A capped run without --limit would be labelled comparable with full runs.
+        raise EvalitaError("--max-gen-toks is for smoke tests: use it together with --limit")
     if args.lease_s <= 0 or args.poll_s <= 0:
         raise EvalitaError("--lease-s and --poll-s must be positive")
     return WorkerConfig(

@@ -178,6 +178,7 @@ def test_cli_rejects_an_unknown_data_source_with_exit_2(tmp_path: Path, monkeypa
     monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
     assert backend_main(["--once", "--data", "nowhere"]) == ExitCode.USAGE
     assert backend_main(["--once", "--data", f"local:{tmp_path / 'missing'}"]) == ExitCode.USAGE
+    assert backend_main(["--once", "--max-gen-toks", "8"]) == ExitCode.USAGE  # only with --limit
 
 
 def test_cli_once_with_an_empty_queue_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
