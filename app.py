@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 
 
 def main() -> None:
@@ -25,7 +24,7 @@ def main() -> None:
     ctx = AppContext.from_settings(Settings.from_env(), refresh_s=refresh_s)
     demo = build_app(ctx)
     # Read and score the store while the server starts, so the first visitor does not wait for it.
-    threading.Thread(target=ctx.warm, name="warm-results", daemon=True).start()
+    ctx.warm_in_background()
     demo.queue(default_concurrency_limit=4)
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -156,9 +156,13 @@ class Board:
             return self._prompts[key]
 
     def warm(self) -> None:
-        """Compute the ranking tables of both settings now (off the request path)."""
+        """Compute the ranking tables of both settings now (off the request path), then the
+        prompt side of every task as the task tab first shows it."""
         for num_fewshot in (0, 5):
             self.rows(num_fewshot)
+        for num_fewshot in (0, 5):
+            for task in SUITE:
+                prompt_side_view(self, task.id, num_fewshot)
 
 
 def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
@@ -503,10 +507,16 @@ def task_models_view(
 
 
 def prompt_side_view(
-    board: Board, task_id: str, num_fewshot: int, include_noncomparable: bool = False
+    board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
 ) -> pd.DataFrame:
-    """Each prompt across the models (paper Table 14, right side): MinP, MaxP, AvgP, CPS."""
-    table = board.prompt_rows(task_id, num_fewshot, include_noncomparable)
+    """Each prompt across the models shown (paper Table 14, right side): MinP, MaxP, AvgP, CPS.
+
+    The models are those the task's models table shows: comparable runs, plus the others when
+    asked for or when there is no comparable run at all.
+    """
+    rows = board.rows(num_fewshot)
+    include = show_noncomparable or not bool(rows["comparable"].any())
+    table = board.prompt_rows(task_id, num_fewshot, include)
     headers = ["Prompt", "Paper id", "Pattern", "MinP", "MaxP", "AvgP", "CPS"]
     if table.empty:
         return pd.DataFrame(columns=headers)

@@ -41,6 +41,7 @@ class AppContext:
     _version: int = 0
     _parsed_seen: int = -1
     _loaded_at: float = 0.0
+    _warming: threading.Thread | None = field(default=None, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -83,6 +84,14 @@ class AppContext:
             self.results().warm()
         except Exception:  # a background task: log it; the next request retries and reports
             logger.exception("warming the results snapshot failed")
+
+    def warm_in_background(self) -> None:
+        """Start :meth:`warm` in a daemon thread unless one is already running."""
+        with self._lock:
+            if self._warming is not None and self._warming.is_alive():
+                return
+            self._warming = threading.Thread(target=self.warm, name="warm-results", daemon=True)
+            self._warming.start()
 
     @property
     def version(self) -> int:

@@ -38,6 +38,9 @@ URL_JS = """(query) => {
   return [];
 }"""
 
+# Marks the page as fully rendered (every tab filled) for end-to-end tests and monitors.
+READY_JS = "() => { document.body.dataset.evalitaReady = '1'; return []; }"
+
 CSS = """
 #ranking-table table { font-size: 0.86rem; }
 .gradio-container .cell-wrap a, #model-header a { color: var(--link-text-color); text-decoration: underline; }
@@ -88,8 +91,10 @@ def status_text(ctx: AppContext) -> str:
 
 def tick(ctx: AppContext):
     """Timer / Refresh: re-read results (incrementally) and the queue."""
+    before = ctx.version
     version = ctx.refresh()
-    ctx.warm()  # a changed snapshot is scored here, on the timer, not on a visitor's click
+    if version != before:
+        ctx.warm_in_background()  # score the new snapshot now, before visitors ask for it
     return version, status_text(ctx), *submit.render_queue(ctx)
 
 
@@ -287,7 +292,9 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             api_visibility="private",
             queue=False,
         )
-        render_everything(page_load).then(r_queue, None, sb.queue_outputs, api_visibility="private")
+        render_everything(page_load).then(r_queue, None, sb.queue_outputs, api_visibility="private").then(
+            None, None, None, js=READY_JS, api_visibility="private", queue=False
+        )
 
         remember(
             gr.on(

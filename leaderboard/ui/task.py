@@ -50,7 +50,7 @@ def render(ctx: AppContext, task_id, setting, all_runs):
     num_fewshot = 5 if setting == "5" else 0
     board = ctx.results()
     models = views.task_models_view(board, task_id, num_fewshot, bool(all_runs))
-    side = views.prompt_side_view(board, task_id, num_fewshot)
+    side = views.prompt_side_view(board, task_id, num_fewshot, bool(all_runs))
     prompt_ids = [p.id for p in TASKS[task_id].prompts]
     title = f"{TASKS[task_id].abbrev}, {num_fewshot}-shot: score per model and prompt"
     return (

@@ -68,3 +68,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Keep each phase's report on the test item (the browser fixture screenshots failures)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report

@@ -42,13 +42,16 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser, served: Served):
+def page(browser, served: Served, request: pytest.FixtureRequest):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.dialogs = []  # type: ignore[attr-defined]
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
     page.set_default_timeout(45_000)  # the CI box is shared; renders can queue behind other work
     yield page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        _shot(page, f"FAILED-{request.node.name}")
     context.close()
 
 
@@ -58,7 +61,9 @@ def _shot(page, name: str) -> None:
 
 
 def _open(page, served: Served, query: str = "") -> None:
+    """Load the page and wait until every tab has been filled (the app marks ``body``)."""
     page.goto(served.url + query)
+    page.wait_for_function("document.body.dataset.evalitaReady === '1'")
     page.wait_for_function(
         "(document.querySelector('#status') || {innerText: ''}).innerText.includes('results read at')"
     )

@@ -85,6 +85,8 @@ def test_a_store_with_only_sample_runs_shows_them_under_a_banner(tmp_path: Path)
     view = views.ranking_view(board, "0", views.RankingFilters())
     assert list(view.table[views.MODEL]) == [SAMPLE_MODEL]
     assert "No comparable run yet" in view.banner and "sample" in view.banner
+    side = views.prompt_side_view(board, "te", 0).set_index("Prompt")  # the same models as the table
+    assert side.loc["p1", "MaxP"] == pytest.approx(40.0)
     assert view.table.iloc[0][views.NOTE] == "sample data"
     assert view.table.iloc[0][views.AVG] == pytest.approx(40.0)
 
