@@ -292,9 +292,11 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             api_visibility="private",
             queue=False,
         )
-        render_everything(page_load).then(r_queue, None, sb.queue_outputs, api_visibility="private").then(
-            None, None, None, js=READY_JS, api_visibility="private", queue=False
+        loaded_all = render_everything(page_load).then(
+            r_queue, None, sb.queue_outputs, api_visibility="private"
         )
+        # The address is rewritten once the page settled, so it keeps what the link asked for.
+        remember(loaded_all).then(None, None, None, js=READY_JS, api_visibility="private", queue=False)
 
         remember(
             gr.on(

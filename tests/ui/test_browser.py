@@ -127,6 +127,8 @@ def test_state_in_the_url_restores_the_view(page, served: Served) -> None:
     page.wait_for_function(_rows("ranking-table") + ".length === 1")
     row = page.locator("#ranking-table .virtual-row").first.inner_text()
     assert "paper-dev/LLM-2" in row and "54.00" in row
+    # Once the page settled, the address still holds the state it was opened with.
+    assert "setting=5" in page.url and "search=LLM-2" in page.url
 
 
 def test_task_drill_down_in_the_browser(page, served: Served) -> None:
