@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import pandas as pd
 
@@ -28,24 +29,40 @@ logger = logging.getLogger(__name__)
 
 #: The columns that identify a run; the newest file wins per key.
 RUN_KEY: tuple[str, ...] = ("model", "revision", "precision", "num_fewshot")
+#: A run's identity: (model, revision, precision, num_fewshot).
+RunKey = tuple[str, str, str, int]
+#: task → prompt → score (0–1, ``None`` for the paper's N/A), read-only.
+PromptScores = Mapping[str, Mapping[str, float | None]]
 
+#: How a run was made: the ``run`` block of its results file (``RunInfo``), as columns.
+RUN_INFO_COLUMNS: tuple[str, ...] = (
+    "data",
+    "limit",
+    "harness",
+    "backend",
+    "hardware",
+    "model_args",
+    "batch_size",
+    "chat_template",
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "request_id",
+)
 RUN_COLUMNS: tuple[str, ...] = (
     *RUN_KEY,
     "params_b",
     "model_type",
     "license",
     "architecture",
-    "data",
-    "limit",
-    "harness",
-    "backend",
-    "finished_at",
-    "duration_s",
+    *RUN_INFO_COLUMNS,
     "comparable",
     "results_path",
     "details_path",
 )
 SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr", "n")
+# One score row of a file, without its run key: task, prompt, score, stderr, n.
+_ScoreRow = tuple[str, str, float | None, float | None, int | None]
 
 # On the hub the results repo also holds per-sample outputs under this folder.
 _DETAILS_FOLDER = "details/"
@@ -55,13 +72,15 @@ _DETAILS_FOLDER = "details/"
 class ParsedFile:
     """One results file as read at one store version: its content or why it is unusable.
 
-    ``score_rows`` are computed (and their warnings logged) once, when the file is parsed.
+    ``score_rows`` and ``prompt_scores`` (the same scores, as rows and as a mapping) are
+    computed (and their warnings logged) once, when the file is parsed.
     """
 
     version: str
     results: ResultsFile | None
     problem: MalformedFileError | None
-    score_rows: tuple[dict[str, object], ...] = ()
+    score_rows: tuple[_ScoreRow, ...] = ()
+    prompt_scores: PromptScores = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass
@@ -102,6 +121,9 @@ class LoadedResults:
     scores: pd.DataFrame
     #: Files that could not be used, each naming its path and the reason.
     problems: list[MalformedFileError]
+    #: The scores of ``scores`` as run → task → prompt → score (``None`` for N/A), read-only:
+    #: what the tables look scores up in, built once per load.
+    prompt_scores: Mapping[RunKey, PromptScores]
     #: Older files of a run that a newer file replaced.
     superseded: tuple[str, ...] = ()
 
@@ -139,9 +161,31 @@ def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedR
     runs = pd.DataFrame(
         [_run_row(path, results) for path, results in newest.items()], columns=list(RUN_COLUMNS)
     )
-    score_rows = [row for path in newest for row in parsed[path].score_rows]
-    scores = pd.DataFrame(score_rows, columns=list(SCORE_COLUMNS)).astype({"score": float, "stderr": float})
-    return LoadedResults(runs=runs, scores=scores, problems=problems, superseded=tuple(superseded))
+    kept = {_run_key(results): parsed[path] for path, results in newest.items()}
+    return LoadedResults(
+        runs=runs,
+        scores=_scores_frame(kept),
+        problems=problems,
+        prompt_scores=MappingProxyType({key: entry.prompt_scores for key, entry in kept.items()}),
+        superseded=tuple(superseded),
+    )
+
+
+def _scores_frame(kept: Mapping[RunKey, ParsedFile]) -> pd.DataFrame:
+    """``SCORE_COLUMNS`` of every kept run, built column by column (one row per run × task × prompt)."""
+    columns: dict[str, list[object]] = {name: [] for name in SCORE_COLUMNS}
+    for key, entry in kept.items():
+        count = len(entry.score_rows)
+        if not count:
+            continue
+        for name, value in zip(RUN_KEY, key, strict=True):
+            columns[name].extend([value] * count)
+        transposed = zip(*entry.score_rows, strict=True)  # (tasks, prompts, scores, stderrs, ns)
+        for name, values in zip(SCORE_COLUMNS[len(RUN_KEY) :], transposed, strict=True):
+            columns[name].extend(values)
+    # Without any row, pandas would infer float columns from empty lists: keep them untyped.
+    frame = pd.DataFrame(columns if columns["task"] else [], columns=list(SCORE_COLUMNS))
+    return frame.astype({"score": float, "stderr": float})
 
 
 def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache) -> ParsedFile | None:
@@ -160,18 +204,19 @@ def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache
         logger.warning("skipping results file %s", exc)
         entry = ParsedFile(version, None, exc)
     else:
-        entry = ParsedFile(version, results, None, tuple(_score_rows(path, results)))
+        rows = tuple(_score_rows(path, results))
+        entry = ParsedFile(version, results, None, rows, _prompt_scores(rows))
     cache.put(path, entry)
     return entry
 
 
-def _run_key(results: ResultsFile) -> tuple[str, str, str, int]:
+def _run_key(results: ResultsFile) -> RunKey:
     return (results.model.id, results.model.revision, results.model.precision, results.run.num_fewshot)
 
 
 def _newest_per_run(parsed: dict[str, ResultsFile]) -> tuple[dict[str, ResultsFile], list[str]]:
     """Keep the most recently finished file of each run; the file name breaks ties."""
-    best: dict[tuple[str, str, str, int], tuple[str, ResultsFile]] = {}
+    best: dict[RunKey, tuple[str, ResultsFile]] = {}
     superseded: list[str] = []
     for path, results in parsed.items():
         key = _run_key(results)
@@ -198,22 +243,16 @@ def _run_row(path: str, results: ResultsFile) -> dict[str, object]:
         "model_type": model.model_type,
         "license": model.license,
         "architecture": model.architecture,
-        "data": run.data,
-        "limit": run.limit,
-        "harness": run.harness,
-        "backend": run.backend,
-        "finished_at": run.finished_at,
-        "duration_s": run.duration_s,
+        **{column: getattr(run, column) for column in RUN_INFO_COLUMNS},
         "comparable": run.comparable,
         "results_path": path,
         "details_path": run.details_path,
     }
 
 
-def _score_rows(path: str, results: ResultsFile) -> list[dict[str, object]]:
+def _score_rows(path: str, results: ResultsFile) -> list[_ScoreRow]:
     """One row per known task × known prompt; unknown ids or a foreign metric are reported and left out."""
-    key = dict(zip(RUN_KEY, _run_key(results), strict=True))
-    rows = []
+    rows: list[_ScoreRow] = []
     for task_id, task_result in results.tasks.items():
         task = TASKS.get(task_id)
         if task is None:
@@ -232,14 +271,12 @@ def _score_rows(path: str, results: ResultsFile) -> list[dict[str, object]]:
             if prompt_id not in task.prompt_ids:
                 logger.warning("%s: ignoring unknown prompt %r of task %r", path, prompt_id, task_id)
                 continue
-            rows.append(
-                {
-                    **key,
-                    "task": task_id,
-                    "prompt": prompt_id,
-                    "score": prompt.score,
-                    "stderr": prompt.stderr,
-                    "n": prompt.n,
-                }
-            )
+            rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n))
     return rows
+
+
+def _prompt_scores(rows: Iterable[_ScoreRow]) -> PromptScores:
+    by_task: dict[str, dict[str, float | None]] = {}
+    for task_id, prompt_id, score, _stderr, _n in rows:
+        by_task.setdefault(task_id, {})[prompt_id] = score
+    return MappingProxyType({task_id: MappingProxyType(prompts) for task_id, prompts in by_task.items()})

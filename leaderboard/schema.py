@@ -92,9 +92,24 @@ class ResultsFile(BaseModel):
 
     @classmethod
     def from_json(cls, data: bytes, path: str) -> ResultsFile:
-        """Parse (and upgrade) a results file; raises :class:`MalformedFileError` naming ``path``."""
+        """Parse (and upgrade) a results file; raises :class:`MalformedFileError` naming ``path``.
+
+        A file in the current schema is validated straight from its bytes (one pass, no
+        intermediate dict); anything else — another schema, no schema, a file that does
+        not validate — goes through the general path, which upgrades it or names the error.
+        """
         from leaderboard.migrations import upgrade  # local: migrations imports this module
 
+        try:
+            parsed = cls.model_validate_json(data)
+        except ValidationError:
+            pass  # the general path below reports it (or upgrades an older schema)
+        else:
+            # The schema must be in the file, not the field's default; ``model_fields_set``
+            # also lists extra keys, so a stray ``schema_`` key must not pass for it.
+            given = "schema_" in parsed.model_fields_set and "schema_" not in (parsed.model_extra or {})
+            if given and parsed.schema_ == RESULTS_SCHEMA:
+                return parsed
         try:
             raw = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -39,6 +39,7 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -180,7 +181,7 @@ class TaskSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_prompts_by_id", _unique_index(self.prompts, f"prompt of task {self.id!r}"))
 
-    @property
+    @cached_property
     def prompt_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.prompts)
 

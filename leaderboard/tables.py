@@ -8,14 +8,12 @@ that cannot be computed is empty (NaN in the frame, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-import math
-from collections import defaultdict
 from collections.abc import Iterable
 from enum import StrEnum
 
 import pandas as pd
 
-from leaderboard.results import RUN_KEY, LoadedResults
+from leaderboard.results import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.scoring import (
     OverallScore,
     Score,
@@ -94,10 +92,6 @@ PERCENT_COLUMNS: frozenset[str] = frozenset(
     )
 )
 
-RunKey = tuple[str, str, str, int]
-# run → task → prompt → score (0–1, None for N/A)
-PromptScores = dict[str, dict[str, Score]]
-
 
 def _selected_runs(
     loaded: LoadedResults, num_fewshot: int | None, include_noncomparable: bool
@@ -110,20 +104,17 @@ def _selected_runs(
     return runs
 
 
-def _scores_by_run(loaded: LoadedResults) -> dict[RunKey, PromptScores]:
-    by_run: dict[RunKey, PromptScores] = defaultdict(lambda: defaultdict(dict))
-    for row in loaded.scores.itertuples(index=False):
-        key = (row.model, row.revision, row.precision, int(row.num_fewshot))
-        by_run[key][row.task][row.prompt] = _none_if_nan(row.score)
-    return by_run
-
-
-def _none_if_nan(value: object) -> Score:
-    # pandas stores the paper's N/A as NaN; scoring wants None, never a NaN that would
-    # quietly poison a mean.
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return float(value)  # type: ignore[arg-type]
+def _run_keys(runs: pd.DataFrame) -> list[RunKey]:
+    """The key of each row of ``runs``, in order (columns read as lists: no per-cell pandas access)."""
+    return list(
+        zip(
+            runs["model"].tolist(),
+            runs["revision"].tolist(),
+            runs["precision"].tolist(),
+            [int(k) for k in runs["num_fewshot"].tolist()],
+            strict=True,
+        )
+    )
 
 
 def _ranking_row(run: dict[str, object], prompt_scores: PromptScores) -> dict[str, object]:
@@ -152,12 +143,10 @@ def ranking_table(
     out unless ``include_noncomparable``.  Columns: :data:`RANKING_COLUMNS`.
     """
     runs = _selected_runs(loaded, num_fewshot, include_noncomparable)
-    by_run = _scores_by_run(loaded)
+    by_run = loaded.prompt_scores
     rows = [
-        _ranking_row(
-            run, by_run.get((run["model"], run["revision"], run["precision"], int(run["num_fewshot"])), {})
-        )
-        for run in runs.to_dict("records")
+        _ranking_row(run, by_run.get(key, {}))
+        for run, key in zip(runs.to_dict("records"), _run_keys(runs), strict=True)
     ]
     table = pd.DataFrame(rows, columns=[*RANKING_COLUMNS[1:], "_sort"])
     # Zero-shot and few-shot runs are ranked separately: a 5-shot score is no rival to a 0-shot one.
@@ -186,13 +175,11 @@ def _prompt_rows(
     loaded: LoadedResults, task: TaskSpec, num_fewshot: int, include_noncomparable: bool
 ) -> list[dict[str, object]]:
     runs = _selected_runs(loaded, num_fewshot, include_noncomparable)
-    by_run = _scores_by_run(loaded)
-    keys = [
-        (r["model"], r["revision"], r["precision"], int(r["num_fewshot"])) for r in runs.to_dict("records")
-    ]
+    empty: PromptScores = {}
+    task_scores = [loaded.prompt_scores.get(key, empty).get(task.id, {}) for key in _run_keys(runs)]
     rows = []
     for prompt in task.prompts:
-        summary = prompt_summary([by_run.get(key, {}).get(task.id, {}).get(prompt.id) for key in keys])
+        summary = prompt_summary([scores.get(prompt.id) for scores in task_scores])
         rows.append(
             {
                 "task": task.id,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from eval_queue.errors import MalformedFileError
 from eval_queue.storage.local import LocalStorage
 from leaderboard.results import RUN_COLUMNS, SCORE_COLUMNS, ResultsCache, load_results
-from leaderboard.schema import ResultsFile, results_file_path
+from leaderboard.schema import RESULTS_SCHEMA, ResultsFile, results_file_path
 from tests.paper_tables import paper_results
 
 
@@ -164,3 +167,75 @@ def test_a_refresh_keeps_reporting_a_bad_file_but_warns_only_once(
         == ["broken/model/results_2025-02-01T00-00-00Z.json"]
     )
     assert caplog.text.count("broken/model/results_2025-02-01T00-00-00Z.json") == 1
+
+
+def test_prompt_scores_hold_exactly_the_scores_rows(paper_store: LocalStorage) -> None:
+    loaded = load_results(paper_store)
+    from_mapping = {
+        (*key, task, prompt): score
+        for key, tasks in loaded.prompt_scores.items()
+        for task, prompts in tasks.items()
+        for prompt, score in prompts.items()
+    }
+    from_frame = {
+        (row.model, row.revision, row.precision, int(row.num_fewshot), row.task, row.prompt): (
+            None if pd.isna(row.score) else row.score
+        )
+        for row in loaded.scores.itertuples(index=False)
+    }
+    assert len(from_frame) == len(loaded.scores) > 0
+    assert from_mapping == from_frame
+    llm1_5shot = next(key for key in loaded.prompt_scores if key[0] == "paper-dev/LLM-1" and key[3] == 5)
+    assert loaded.prompt_scores[llm1_5shot]["sum"] == {"p1": None, "p2": None}  # the paper's N/A
+
+
+def test_prompt_scores_cannot_be_changed_by_a_caller(paper_store: LocalStorage) -> None:
+    loaded = load_results(paper_store)
+    key = next(iter(loaded.prompt_scores))
+    with pytest.raises(TypeError):
+        loaded.prompt_scores[key] = {}  # type: ignore[index]
+    with pytest.raises(TypeError):
+        loaded.prompt_scores[key]["te"] = {}  # type: ignore[index]
+    with pytest.raises(TypeError):
+        loaded.prompt_scores[key]["te"]["p1"] = 1.0  # type: ignore[index]
+
+
+def test_runs_carry_the_run_block_of_their_results_file(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    results = paper_results("LLM-1", 0)
+    results.run = results.run.model_copy(
+        update={
+            "harness": "lm-eval 0.4.13",
+            "backend": "hf",
+            "hardware": "1× H100",
+            "model_args": "pretrained=x,dtype=bfloat16",
+            "batch_size": "auto",
+            "chat_template": True,
+            "started_at": "2025-01-01T00:00:00Z",
+            "duration_s": 3600.5,
+            "request_id": "paper-dev/LLM-1_eval_request_main_bfloat16_0shot",
+            "limit": 10,
+            "data": "sample",
+        }
+    )
+    _write(store, results, "2025-01-01T01:00:00Z")
+    run = load_results(store).runs.iloc[0]
+    assert run["harness"] == "lm-eval 0.4.13"
+    assert run["backend"] == "hf"
+    assert run["hardware"] == "1× H100"
+    assert run["model_args"] == "pretrained=x,dtype=bfloat16"
+    assert run["batch_size"] == "auto"
+    assert bool(run["chat_template"]) is True
+    assert run["started_at"] == "2025-01-01T00:00:00Z"
+    assert run["finished_at"] == "2025-01-01T01:00:00Z"
+    assert run["duration_s"] == pytest.approx(3600.5)
+    assert run["request_id"] == "paper-dev/LLM-1_eval_request_main_bfloat16_0shot"
+    assert run["limit"] == 10 and run["data"] == "sample"
+
+
+def test_a_file_without_a_schema_is_rejected_even_with_a_lookalike_key(tmp_path: Path) -> None:
+    raw = paper_results("LLM-1", 0).model_dump(mode="json", by_alias=True)
+    del raw["schema"]
+    for payload in (raw, {**raw, "schema_": RESULTS_SCHEMA}):
+        with pytest.raises(MalformedFileError, match="unknown schema None"):
+            ResultsFile.from_json(json.dumps(payload).encode(), "org/model/results_x.json")
