@@ -22,7 +22,7 @@ import pandas as pd
 
 from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.storage.base import Storage
-from leaderboard.schema import ResultsFile
+from leaderboard.schema import ModelInfo, ResultsFile, RunInfo
 from leaderboard.suite import TASKS
 
 logger = logging.getLogger(__name__)
@@ -69,18 +69,37 @@ _DETAILS_FOLDER = "details/"
 
 
 @dataclass(frozen=True)
-class ParsedFile:
-    """One results file as read at one store version: its content or why it is unusable.
+class RunRecord:
+    """What the tables need of one usable results file: its ``model`` and ``run`` blocks and its scores.
 
     ``score_rows`` and ``prompt_scores`` (the same scores, as rows and as a mapping) are
-    computed (and their warnings logged) once, when the file is parsed.
+    computed (and their warnings logged) once, when the file is parsed.  The parsed task
+    blocks are not kept: on a large store they are hundreds of thousands of small objects
+    that the garbage collector would walk again and again while the store loads.
     """
 
+    model: ModelInfo
+    run: RunInfo
+    score_rows: tuple[_ScoreRow, ...]
+    prompt_scores: PromptScores
+
+    @classmethod
+    def of(cls, path: str, results: ResultsFile) -> RunRecord:
+        rows = tuple(_score_rows(path, results))
+        return cls(results.model, results.run, rows, _prompt_scores(rows))
+
+    @property
+    def key(self) -> RunKey:
+        return (self.model.id, self.model.revision, self.model.precision, self.run.num_fewshot)
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """One results file as read at one store version: what it holds or why it is unusable."""
+
     version: str
-    results: ResultsFile | None
+    record: RunRecord | None
     problem: MalformedFileError | None
-    score_rows: tuple[_ScoreRow, ...] = ()
-    prompt_scores: PromptScores = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass
@@ -144,7 +163,7 @@ def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedR
     versions = {path: version for path, version in storage.versions().items() if is_results_file(path)}
     cache.keep_only(versions)
 
-    parsed: dict[str, ParsedFile] = {}
+    parsed: dict[str, RunRecord] = {}
     problems: list[MalformedFileError] = []
     for path in sorted(versions):
         entry = _parse_cached(storage, path, versions[path], cache)
@@ -152,35 +171,32 @@ def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedR
             continue
         if entry.problem is not None:
             problems.append(entry.problem)
-        else:
-            parsed[path] = entry
+        elif entry.record is not None:
+            parsed[path] = entry.record
 
-    newest, superseded = _newest_per_run(
-        {path: entry.results for path, entry in parsed.items() if entry.results is not None}
-    )
+    newest, superseded = _newest_per_run(parsed)
     runs = pd.DataFrame(
-        [_run_row(path, results) for path, results in newest.items()], columns=list(RUN_COLUMNS)
+        [_run_row(path, record) for path, record in newest.items()], columns=list(RUN_COLUMNS)
     )
-    kept = {_run_key(results): parsed[path] for path, results in newest.items()}
     return LoadedResults(
         runs=runs,
-        scores=_scores_frame(kept),
+        scores=_scores_frame(newest.values()),
         problems=problems,
-        prompt_scores=MappingProxyType({key: entry.prompt_scores for key, entry in kept.items()}),
+        prompt_scores=MappingProxyType({record.key: record.prompt_scores for record in newest.values()}),
         superseded=tuple(superseded),
     )
 
 
-def _scores_frame(kept: Mapping[RunKey, ParsedFile]) -> pd.DataFrame:
+def _scores_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
     """``SCORE_COLUMNS`` of every kept run, built column by column (one row per run × task × prompt)."""
     columns: dict[str, list[object]] = {name: [] for name in SCORE_COLUMNS}
-    for key, entry in kept.items():
-        count = len(entry.score_rows)
+    for record in records:
+        count = len(record.score_rows)
         if not count:
             continue
-        for name, value in zip(RUN_KEY, key, strict=True):
+        for name, value in zip(RUN_KEY, record.key, strict=True):
             columns[name].extend([value] * count)
-        transposed = zip(*entry.score_rows, strict=True)  # (tasks, prompts, scores, stderrs, ns)
+        transposed = zip(*record.score_rows, strict=True)  # (tasks, prompts, scores, stderrs, ns)
         for name, values in zip(SCORE_COLUMNS[len(RUN_KEY) :], transposed, strict=True):
             columns[name].extend(values)
     # Without any row, pandas would infer float columns from empty lists: keep them untyped.
@@ -204,36 +220,31 @@ def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache
         logger.warning("skipping results file %s", exc)
         entry = ParsedFile(version, None, exc)
     else:
-        rows = tuple(_score_rows(path, results))
-        entry = ParsedFile(version, results, None, rows, _prompt_scores(rows))
+        entry = ParsedFile(version, RunRecord.of(path, results), None)
     cache.put(path, entry)
     return entry
 
 
-def _run_key(results: ResultsFile) -> RunKey:
-    return (results.model.id, results.model.revision, results.model.precision, results.run.num_fewshot)
-
-
-def _newest_per_run(parsed: dict[str, ResultsFile]) -> tuple[dict[str, ResultsFile], list[str]]:
+def _newest_per_run(parsed: dict[str, RunRecord]) -> tuple[dict[str, RunRecord], list[str]]:
     """Keep the most recently finished file of each run; the file name breaks ties."""
-    best: dict[RunKey, tuple[str, ResultsFile]] = {}
+    best: dict[RunKey, tuple[str, RunRecord]] = {}
     superseded: list[str] = []
-    for path, results in parsed.items():
-        key = _run_key(results)
+    for path, record in parsed.items():
+        key = record.key
         current = best.get(key)
         if current is None:
-            best[key] = (path, results)
+            best[key] = (path, record)
             continue
-        if (results.run.finished_at or "", path) > (current[1].run.finished_at or "", current[0]):
+        if (record.run.finished_at or "", path) > (current[1].run.finished_at or "", current[0]):
             superseded.append(current[0])
-            best[key] = (path, results)
+            best[key] = (path, record)
         else:
             superseded.append(path)
-    return {path: results for path, results in best.values()}, sorted(superseded)
+    return {path: record for path, record in best.values()}, sorted(superseded)
 
 
-def _run_row(path: str, results: ResultsFile) -> dict[str, object]:
-    model, run = results.model, results.run
+def _run_row(path: str, record: RunRecord) -> dict[str, object]:
+    model, run = record.model, record.run
     return {
         "model": model.id,
         "revision": model.revision,
