@@ -117,17 +117,23 @@ def _run_keys(runs: pd.DataFrame) -> list[RunKey]:
     )
 
 
+# The run columns a ranking row copies, and (task, aggregate, column) of each task cell in order.
+_RUN_FIELDS: tuple[str, ...] = (*RUN_KEY, *METADATA_COLUMNS)
+_TASK_CELLS: tuple[tuple[TaskSpec, Aggregate, str], ...] = tuple(
+    (task, aggregate, task_column(task.id, aggregate)) for task in SUITE for aggregate in Aggregate
+)
+
+
 def _ranking_row(run: dict[str, object], prompt_scores: PromptScores) -> dict[str, object]:
     task_scores = {task.id: score_task(task, prompt_scores.get(task.id, {})) for task in SUITE}
     overall: OverallScore = overall_score({task_id: result.cps for task_id, result in task_scores.items()})
-    row: dict[str, object] = {column: run[column] for column in (*RUN_KEY, *METADATA_COLUMNS)}
+    row: dict[str, object] = {column: run[column] for column in _RUN_FIELDS}
     row[MAIN_SCORE_COLUMN] = percent(overall.avg_cps)
     row["mc_avg_cps"] = percent(overall.mc_avg_cps)
     row["gen_avg_cps"] = percent(overall.gen_avg_cps)
     row["_sort"] = overall.avg_cps  # unrounded, so that ties in display do not decide the order
-    for task in SUITE:
-        for aggregate in Aggregate:
-            row[task_column(task.id, aggregate)] = _task_cell(task_scores[task.id], aggregate)
+    for task, aggregate, column in _TASK_CELLS:
+        row[column] = _task_cell(task_scores[task.id], aggregate)
     return row
 
 
@@ -146,7 +152,7 @@ def ranking_table(
     by_run = loaded.prompt_scores
     rows = [
         _ranking_row(run, by_run.get(key, {}))
-        for run, key in zip(runs.to_dict("records"), _run_keys(runs), strict=True)
+        for run, key in zip(runs[list(_RUN_FIELDS)].to_dict("records"), _run_keys(runs), strict=True)
     ]
     table = pd.DataFrame(rows, columns=[*RANKING_COLUMNS[1:], "_sort"])
     # Zero-shot and few-shot runs are ranked separately: a 5-shot score is no rival to a 0-shot one.
