@@ -679,8 +679,18 @@ RUN_FIELDS = (
 )
 
 
-def run_metadata_view(runs_info: dict[int, dict[str, object]]) -> pd.DataFrame:
-    """How each setting of a model was run (field × setting), from its results files' ``run``."""
+def run_metadata_view(board: Board, run: tuple[str, str, str] | None) -> pd.DataFrame:
+    """How each setting of a model was run (field × setting): the ``run`` block of its results
+    files, as loaded into ``board.runs``; with no ``run``, the field names alone."""
+    runs_info: dict[int, dict[str, object]] = {}
+    if run is not None:
+        model, revision, precision = run
+        runs = board.runs
+        mine = runs[
+            (runs["model"] == model) & (runs["revision"] == revision) & (runs["precision"] == precision)
+        ]
+        columns = ["num_fewshot", *(key for key, _ in RUN_FIELDS)]
+        runs_info = {int(info["num_fewshot"]): info for info in mine[columns].to_dict("records")}
     settings = sorted(runs_info)
     records = []
     for key, label in RUN_FIELDS:
@@ -689,14 +699,6 @@ def run_metadata_view(runs_info: dict[int, dict[str, object]]) -> pd.DataFrame:
             record[f"{k}-shot"] = _plain(runs_info[k].get(key))
         records.append(record)
     return pd.DataFrame.from_records(records, columns=["Field", *[f"{k}-shot" for k in settings]])
-
-
-def results_paths(board: Board, run: tuple[str, str, str]) -> dict[int, str]:
-    """``{num_fewshot: results file path}`` of one (model, revision, precision)."""
-    runs = board.runs
-    model, revision, precision = run
-    mine = runs[(runs["model"] == model) & (runs["revision"] == revision) & (runs["precision"] == precision)]
-    return {int(k): str(p) for k, p in zip(mine["num_fewshot"], mine["results_path"], strict=True)}
 
 
 def _plain(value: object) -> str:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from eval_queue.errors import EvalitaError
 from leaderboard import plots, views
-from leaderboard.schema import DetailRecord, ResultsFile, details_file_name
+from leaderboard.schema import DetailRecord, details_file_name
 from leaderboard.suite import SUITE, TASKS
 from leaderboard.ui.common import table_update
 from leaderboard.ui.context import AppContext
@@ -127,7 +127,7 @@ def render(ctx: AppContext, key, setting):
             table_update(
                 pd.DataFrame(columns=["Task", "CPS 0-shot", "CPS 5-shot", "Δ (5 − 0)"]), link_models=False
             ),
-            table_update(views.run_metadata_view({}), link_models=False),
+            table_update(views.run_metadata_view(board, None), link_models=False),
         )
     run = runs[0]
     num_fewshot = 5 if setting == "5" else 0
@@ -138,22 +138,8 @@ def render(ctx: AppContext, key, setting):
         table_update(field, link_models=False),
         plots.prompt_spread(views.model_prompt_scores(board, run, num_fewshot)),
         table_update(views.model_settings_view(board, run), link_models=False),
-        table_update(views.run_metadata_view(_runs_info(ctx, board, run)), link_models=False),
+        table_update(views.run_metadata_view(board, run), link_models=False),
     )
-
-
-def _runs_info(ctx: AppContext, board, run) -> dict[int, dict[str, object]]:
-    """The ``run`` block of each setting's results file (plus its path), read from the store."""
-    info: dict[int, dict[str, object]] = {}
-    for num_fewshot, path in views.results_paths(board, run).items():
-        try:
-            parsed = ResultsFile.from_json(ctx.stores.results.read(path), path)
-        except EvalitaError as exc:
-            logger.warning("cannot read %s for the model page: %s", path, exc)
-            info[num_fewshot] = {"results_path": path}
-            continue
-        info[num_fewshot] = {**parsed.run.model_dump(), "results_path": path}
-    return info
 
 
 def prompt_choices(task_id):

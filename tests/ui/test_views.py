@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,10 +14,11 @@ from eval_queue.queue import QueueListing
 from eval_queue.requests import EvalRequest, Status
 from eval_queue.storage import LocalStorage
 from leaderboard import plots, tables, views
-from leaderboard.results import load_results
+from leaderboard.results import RUN_COLUMNS, load_results
+from leaderboard.schema import results_file_path
 from leaderboard.state import PageState
 from tests.paper_tables import write_paper_store
-from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, _results, write_results
+from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +120,28 @@ def test_model_views(board: views.Board) -> None:
     settings = views.model_settings_view(board, run).set_index("Task")
     assert settings.loc["Average CPS", "Δ (5 − 0)"] == 12.86
     assert len(plots.model_vs_field(field.reset_index(), run[0]).data) == 3
+
+
+def test_model_run_metadata_comes_from_the_loaded_runs_without_reading_the_store(tmp_path: Path) -> None:
+    write_results(tmp_path / "results", tmp_path / "details")
+    board = views.Board(load_results(LocalStorage(tmp_path / "results")))
+    shutil.rmtree(tmp_path / "results")  # the view must not go back to the files
+    table = views.run_metadata_view(board, (XSS_MODEL, "abcdef1234567890", "bfloat16")).set_index("Field")
+    assert list(table.columns) == ["0-shot"]
+    shown = table["0-shot"].to_dict()
+    assert shown["Harness"] == "lm-eval 0.4.13" and shown["Backend"] == "hf"
+    assert shown["Hardware"] == "test CPU" and shown["Duration (s)"] == "12.5"
+    assert shown["Started"] == shown["Finished"] == "2025-02-01T10:00:00Z"
+    assert shown["Data"] == "hub" and shown["Limit"] == "—" and shown["Batch size"] == "—"
+    assert shown["Results file"] == results_file_path(XSS_MODEL, FINISHED_AT)
+    both = views.run_metadata_view(board, ("paper-dev/LLM-2", "main", "bfloat16"))
+    assert list(both.columns) == ["Field", "0-shot", "5-shot"]
+    nothing = views.run_metadata_view(board, None)
+    assert list(nothing.columns) == ["Field"] and len(nothing) == len(views.RUN_FIELDS)
+
+
+def test_every_run_field_the_model_page_shows_is_a_loaded_run_column() -> None:
+    assert {key for key, _ in views.RUN_FIELDS} <= set(RUN_COLUMNS)
 
 
 def test_user_text_is_inert_in_markdown_and_html() -> None:
