@@ -397,7 +397,7 @@ def _evaluate(request: EvalRequest, config: WorkerConfig) -> Evaluation:
         )
     except EvalitaError as exc:
         raise StageError("converting the harness output", exc) from exc
-    return Evaluation(results, results_file_path(request.model, record.finished_at), details)
+    return Evaluation(results, results_file_path(results, record.finished_at), details)
 
 
 def _install_offline_metrics() -> None:

@@ -66,7 +66,7 @@ def build_store(root: Path, n_models: int, seed: int = 7) -> int:
                 run=RunInfo(num_fewshot=k, data="hub", harness="lm-eval 0.4.13", finished_at=finished),
                 tasks=tasks,
             )
-            path = root / results_file_path(model_id, finished)
+            path = root / results_file_path(results, finished)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(results.to_json())
             written += 1

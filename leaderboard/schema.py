@@ -145,9 +145,15 @@ def _stamp(moment_iso: str) -> str:
     return moment_iso.replace(":", "-")
 
 
-def results_file_path(model_id: str, finished_at_iso: str) -> str:
-    """Where a run's results file lives in the results store: ``<org>/<model>/results_<ts>.json``."""
-    return f"{model_id}/results_{_stamp(finished_at_iso)}.json"
+def results_file_path(results: ResultsFile, finished_at_iso: str) -> str:
+    """Where a run's results file lives: ``<org>/<model>/results_<ts>_<precision>_<k>shot.json``.
+
+    DESIGN.md names it ``results_<timestamp>.json``; the precision and setting are appended
+    (readers match ``results_*.json``) so that two runs of one model finishing in the same
+    second, e.g. its 0-shot and 5-shot requests on two workers, never overwrite each other.
+    """
+    stamp = _stamp(finished_at_iso)
+    return f"{results.model.id}/results_{stamp}_{results.model.precision}_{results.run.num_fewshot}shot.json"
 
 
 def details_dir(model_id: str, finished_at_iso: str, precision: str, num_fewshot: int) -> str:

@@ -320,7 +320,7 @@ def write_paper_store(results_root: Path) -> list[Path]:
     written = []
     for llm, num_fewshot in APPENDIX_COLUMNS:
         results = paper_results(llm, num_fewshot)
-        path = results_root / results_file_path(results.model.id, _FINISHED_AT[num_fewshot])
+        path = results_root / results_file_path(results, _FINISHED_AT[num_fewshot])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(results.to_json())
         written.append(path)

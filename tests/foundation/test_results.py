@@ -18,7 +18,7 @@ from tests.paper_tables import paper_results
 
 def _write(store: LocalStorage, results: ResultsFile, finished_at: str) -> str:
     results = results.model_copy(update={"run": results.run.model_copy(update={"finished_at": finished_at})})
-    path = results_file_path(results.model.id, finished_at)
+    path = results_file_path(results, finished_at)
     store.write(path, results.to_json())
     return path
 
@@ -110,14 +110,15 @@ def test_refresh_reparses_only_changed_files(paper_store: LocalStorage) -> None:
     assert cache.parsed_count == 12
     changed = paper_results("LLM-6", 5)
     changed.tasks["te"].prompts["p1"].score = 0.99
-    paper_store.write("paper-dev/LLM-6/results_2025-01-11T12-00-00Z.json", changed.to_json())
+    rewritten = results_file_path(changed, "2025-01-11T12:00:00Z")
+    paper_store.write(rewritten, changed.to_json())
     loaded = load_results(paper_store, cache)
     assert cache.parsed_count == 13
     score = loaded.scores.query(
         "model == 'paper-dev/LLM-6' and num_fewshot == 5 and task == 'te' and prompt == 'p1'"
     )
     assert score["score"].tolist() == [0.99]
-    paper_store.delete("paper-dev/LLM-6/results_2025-01-11T12-00-00Z.json")
+    paper_store.delete(rewritten)
     assert len(load_results(paper_store, cache).runs) == 11
 
 

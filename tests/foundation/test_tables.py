@@ -90,7 +90,7 @@ def test_a_model_missing_a_task_is_shown_without_an_overall_score(tmp_path: Path
     store = LocalStorage(tmp_path)
     partial = paper_results("LLM-5", 0)
     del partial.tasks["re"]
-    store.write(results_file_path(partial.model.id, "2025-01-01T00:00:00Z"), partial.to_json())
+    store.write(results_file_path(partial, "2025-01-01T00:00:00Z"), partial.to_json())
     row = ranking_table(load_results(store)).iloc[0]
     assert pd.isna(row["avg_cps"]) and pd.isna(row["rank"]) and pd.isna(row["re_cps"])
     assert row["te_cps"] == 71.93
@@ -100,7 +100,7 @@ def test_noncomparable_runs_stay_off_the_ranking_unless_asked(paper_store: Local
     sample = paper_results("LLM-3", 0)
     sample.model.id = "someone/tiny"
     sample.run.data = "sample"
-    paper_store.write(results_file_path(sample.model.id, "2025-01-01T00:00:00Z"), sample.to_json())
+    paper_store.write(results_file_path(sample, "2025-01-01T00:00:00Z"), sample.to_json())
     loaded = load_results(paper_store)
     assert "someone/tiny" not in set(ranking_table(loaded, 0)["model"])
     with_sample = ranking_table(loaded, 0, include_noncomparable=True).set_index("model")

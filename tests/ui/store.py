@@ -75,7 +75,7 @@ def write_results(results_root: Path, details_root: Path) -> None:
         _results(XSS_MODEL, 0.10, license_="<b>evil</b>"),
         _results(SAMPLE_MODEL, 0.5, data="sample"),
     ):
-        path = results_root / results_file_path(results.model.id, FINISHED_AT)
+        path = results_root / results_file_path(results, FINISHED_AT)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(results.to_json())
     broken = results_root / "broken-org" / "model" / "results_2025-01-01T00-00-00Z.json"

@@ -133,7 +133,7 @@ def test_model_run_metadata_comes_from_the_loaded_runs_without_reading_the_store
     assert shown["Hardware"] == "test CPU" and shown["Duration (s)"] == "12.5"
     assert shown["Started"] == shown["Finished"] == "2025-02-01T10:00:00Z"
     assert shown["Data"] == "hub" and shown["Limit"] == "—" and shown["Batch size"] == "—"
-    assert shown["Results file"] == results_file_path(XSS_MODEL, FINISHED_AT)
+    assert shown["Results file"] == results_file_path(_results(XSS_MODEL, 0.10), FINISHED_AT)
     both = views.run_metadata_view(board, ("paper-dev/LLM-2", "main", "bfloat16"))
     assert list(both.columns) == ["Field", "0-shot", "5-shot"]
     nothing = views.run_metadata_view(board, None)
