@@ -16,6 +16,7 @@ import logging
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 import pandas as pd
@@ -132,19 +133,30 @@ class ResultsCache:
 
 @dataclass(frozen=True)
 class LoadedResults:
-    """What a results store holds, as tidy frames (scores on the 0–1 scale)."""
+    """What a results store holds, as tidy frames (scores on the 0–1 scale).
+
+    ``scores`` and ``prompt_scores`` are two views of the kept ``records``, each built
+    once, on first use (a cold ranking needs only the mapping, not the 90k-row frame).
+    """
 
     #: One row per run kept: ``RUN_COLUMNS``.
     runs: pd.DataFrame
-    #: One row per run × task × prompt: ``SCORE_COLUMNS``; ``score`` is NaN for the paper's N/A.
-    scores: pd.DataFrame
     #: Files that could not be used, each naming its path and the reason.
     problems: list[MalformedFileError]
-    #: The scores of ``scores`` as run → task → prompt → score (``None`` for N/A), read-only:
-    #: what the tables look scores up in, built once per load.
-    prompt_scores: Mapping[RunKey, PromptScores]
+    #: The run kept for each row of ``runs``, in the same order, with its scores.
+    records: tuple[RunRecord, ...] = ()
     #: Older files of a run that a newer file replaced.
     superseded: tuple[str, ...] = ()
+
+    @cached_property
+    def scores(self) -> pd.DataFrame:
+        """One row per run × task × prompt: ``SCORE_COLUMNS``; ``score`` is NaN for the paper's N/A."""
+        return _scores_frame(self.records)
+
+    @cached_property
+    def prompt_scores(self) -> Mapping[RunKey, PromptScores]:
+        """run → task → prompt → score (``None`` for N/A), read-only: what the tables look scores up in."""
+        return MappingProxyType({record.key: record.prompt_scores for record in self.records})
 
 
 def is_results_file(path: str) -> bool:
@@ -179,11 +191,7 @@ def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedR
         [_run_row(path, record) for path, record in newest.items()], columns=list(RUN_COLUMNS)
     )
     return LoadedResults(
-        runs=runs,
-        scores=_scores_frame(newest.values()),
-        problems=problems,
-        prompt_scores=MappingProxyType({record.key: record.prompt_scores for record in newest.values()}),
-        superseded=tuple(superseded),
+        runs=runs, problems=problems, records=tuple(newest.values()), superseded=tuple(superseded)
     )
 
 
