@@ -157,12 +157,14 @@ class Board:
 
     def warm(self) -> None:
         """Compute the ranking tables of both settings now (off the request path), then the
-        prompt side of every task as the task tab first shows it."""
+        prompt side of every task as the task tab first shows it, then the tidy scores frame
+        the task and model pages filter (built on first use)."""
         for num_fewshot in (0, 5):
             self.rows(num_fewshot)
         for num_fewshot in (0, 5):
             for task in SUITE:
                 prompt_side_view(self, task.id, num_fewshot)
+        _ = self.scores
 
 
 def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
