@@ -144,7 +144,7 @@ class LoadedResults:
     #: Files that could not be used, each naming its path and the reason.
     problems: list[MalformedFileError]
     #: The run kept for each row of ``runs``, in the same order, with its scores.
-    records: tuple[RunRecord, ...] = ()
+    records: tuple[RunRecord, ...]
     #: Older files of a run that a newer file replaced.
     superseded: tuple[str, ...] = ()
 
