@@ -52,6 +52,7 @@ import torch
 from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
+from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
 from eval_queue.errors import EvalitaError
 
 log = logging.getLogger(__name__)
@@ -62,50 +63,8 @@ RANDOM_SEED = 0
 NUMPY_SEED = 1234
 TORCH_SEED = 1234
 FEWSHOT_SEED = 1234
-CPU_BATCH_SIZE = 4
-BACKENDS = ("hf", "vllm")
 
-
-class HarnessError(EvalitaError):
-    """The harness could not run (model not loadable, task not loadable, bad option)."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How to run the harness; the same for every request a worker runs."""
-
-    backend: str = "hf"
-    device: str | None = None  # None: cuda when available, else cpu
-    batch_size: str | int | None = None  # None: "auto" on GPU, CPU_BATCH_SIZE on CPU
-    max_batch_size: int = 64
-    dtype: str | None = None  # None: the request's precision on GPU, float32 on CPU
-    bootstrap_iters: int = 1000
-    limit: int | float | None = None
-    apply_chat_template: bool = False
-    trust_remote_code: bool = False
-    progress_interval_s: float = 30.0
-    # Cap on generated tokens (lm-eval ``gen_kwargs``); None keeps each task's own setting.
-    # Only for smoke tests and development: a capped run is not comparable.
-    max_gen_toks: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise HarnessError(f"unknown backend {self.backend!r}; valid: {', '.join(BACKENDS)}")
-        if self.bootstrap_iters < 0:
-            raise HarnessError("bootstrap_iters must be >= 0")
-        if self.limit is not None and self.limit <= 0:
-            raise HarnessError("limit must be positive")
-
-
-@dataclass(frozen=True)
-class ModelRef:
-    """The model a request names: hub id (resolved through the HF cache offline) or a folder."""
-
-    model_id: str
-    revision: str = "main"
-    precision: str = "bfloat16"
-
-
+__all__ = ["BACKENDS", "CPU_BATCH_SIZE", "HarnessError", "ModelRef", "RunOptions", "run_harness"]
 @dataclass
 class RunRecord:
     """What ran, for the results file's ``run`` block (no secrets in here)."""

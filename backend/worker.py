@@ -34,11 +34,12 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+from backend.options import RunOptions
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest
@@ -84,27 +85,12 @@ class Outcome(IntEnum):
 
 
 @dataclass(frozen=True)
-class HarnessSettings:
-    """How the harness runs (mirrors ``backend.runner.RunOptions``; no torch needed here)."""
-
-    backend: str = "hf"
-    device: str | None = None
-    batch_size: str | int | None = None
-    bootstrap_iters: int = 1000
-    limit: int | float | None = None
-    apply_chat_template: bool = False
-    trust_remote_code: bool = False
-    progress_interval_s: float = 30.0
-    max_gen_toks: int | None = None
-
-
-@dataclass(frozen=True)
 class WorkerConfig:
     worker_id: str
     data: str = "sample"
     lease_s: float = DEFAULT_LEASE_S
     poll_s: float = DEFAULT_POLL_S
-    harness: HarnessSettings = field(default_factory=HarnessSettings)
+    harness: RunOptions = field(default_factory=RunOptions)
 
     @property
     def heartbeat_s(self) -> float:
@@ -416,13 +402,11 @@ def _run_harness(request: EvalRequest, config: WorkerConfig, include_path: Path 
         raise StageError("importing the harness (install requirements-backend.txt)", exc) from exc
     from backend.convert import all_harness_tasks
 
-    try:
-        options = runner.RunOptions(**asdict(config.harness))
-    except EvalitaError as exc:
-        raise StageError("configuring the harness", exc) from exc
     model = runner.ModelRef(request.model, request.revision, request.precision.value)
     try:
-        return runner.run_harness(model, all_harness_tasks(), request.num_fewshot, options, include_path=include_path)
+        return runner.run_harness(
+            model, all_harness_tasks(), request.num_fewshot, config.harness, include_path=include_path
+        )
     except Exception as exc:
         raise StageError("running the harness", exc) from exc
 
@@ -568,7 +552,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         data=args.data,
         lease_s=args.lease_s,
         poll_s=args.poll_s,
-        harness=HarnessSettings(
+        harness=RunOptions(
             backend=args.backend,
             device=args.device,
             batch_size=args.batch_size,
