@@ -11,6 +11,7 @@ import os
 
 
 def main() -> None:
+    from eval_queue.errors import ConfigurationError
     from eval_queue.settings import Settings
     from leaderboard.ui import build_app
     from leaderboard.ui.context import AppContext
@@ -20,8 +21,11 @@ def main() -> None:
         level=os.environ.get("EVALITA_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    refresh_s = float(os.environ.get("EVALITA_REFRESH_S", "60"))
-    ctx = AppContext.from_settings(Settings.from_env(), refresh_s=refresh_s)
+    try:
+        settings = Settings.from_env()
+    except ConfigurationError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    ctx = AppContext.from_settings(settings, refresh_s=settings.refresh_s)
     demo = build_app(ctx)
     # Read and score the store while the server starts, so the first visitor does not wait for it.
     ctx.warm_in_background()

@@ -514,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--once", action="store_true", help="claim and run at most one request, then exit")
     parser.add_argument(
         "--data",
-        default=os.environ.get(DATA_ENV) or "sample",
+        default=None,
         help=f"hub | sample | local:<dir> (default: ${DATA_ENV}, else sample)",
     )
     parser.add_argument("--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)")
@@ -537,7 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConfig:
     from backend.data import DataSource
 
-    DataSource.parse(args.data)  # DataSourceError (exit 2) for a bad --data
+    data = args.data or settings.eval_data
+    DataSource.parse(data)  # DataSourceError (exit 2) for a bad --data
     if args.bootstrap_iters < 0:
         raise EvalitaError("--bootstrap-iters must be >= 0")
     if args.max_gen_toks is not None and args.max_gen_toks <= 0:
@@ -549,7 +550,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         raise EvalitaError("--lease-s and --poll-s must be positive")
     return WorkerConfig(
         worker_id=args.worker_id,
-        data=args.data,
+        data=data,
         lease_s=args.lease_s,
         poll_s=args.poll_s,
         harness=RunOptions(

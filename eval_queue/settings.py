@@ -37,6 +37,10 @@ class Settings:
     # At most ``submission_limit`` requests per submitter in any ``submission_period_s`` window.
     submission_limit: int = 10
     submission_period_s: float = 7 * 24 * 3600.0
+    # The worker's data source when ``--data`` is not given: hub | sample | local:<dir>.
+    eval_data: str = "sample"
+    # How often an open page re-reads results and queue (seconds).
+    refresh_s: float = 60.0
 
     @property
     def use_hub(self) -> bool:
@@ -57,6 +61,8 @@ class Settings:
             hf_hub_cache=hub_cache_dir(env),
             submission_limit=_number(env, "EVALITA_SUBMISSION_LIMIT", int, cls.submission_limit),
             submission_period_s=_number(env, "EVALITA_SUBMISSION_PERIOD_S", float, cls.submission_period_s),
+            eval_data=env.get("EVALITA_EVAL_DATA") or cls.eval_data,
+            refresh_s=_number(env, "EVALITA_REFRESH_S", float, cls.refresh_s),
         )
 
 
