@@ -19,7 +19,7 @@ from enum import StrEnum
 
 import pandas as pd
 
-from eval_queue.errors import StorageError
+from eval_queue.errors import ConfigurationError, StorageError
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.results import load_results
@@ -131,7 +131,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     args = _parser().parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ConfigurationError as exc:
+        logger.error("%s", exc)
+        return 2
     match args.command:
         case "export":
             return export(args, settings)

@@ -18,12 +18,13 @@ echo "== submit $MODEL (zero-shot)"
 $PY -m eval_queue submit "$MODEL" --fewshot 0 --submitted-by demo || true
 $PY -m eval_queue list
 
-echo "== evaluate (claims the oldest pending request; sample data; a few minutes on CPU)"
+echo "== evaluate (claims the oldest pending request; bundled sample data; on 2 CPU cores this takes"
+echo "   roughly half an hour: the log shows the task being run, requests done, elapsed time and ETA)"
 $PY -m backend --once --data sample
 $PY -m eval_queue list
 
-echo "== ranking (python -m leaderboard export)"
-$PY -m leaderboard export --format csv
+echo "== ranking (python -m leaderboard export; sample-data runs are not comparable, hence the flag)"
+$PY -m leaderboard export --format csv --include-noncomparable
 
 if [ "${DEMO_NO_SERVE:-0}" = 1 ]; then exit 0; fi
 echo "== serving the leaderboard on http://${GRADIO_SERVER_NAME:-127.0.0.1}:${GRADIO_SERVER_PORT:-7860} (Ctrl-C to stop)"
