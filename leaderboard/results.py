@@ -2,7 +2,8 @@
 
 ``load_results(storage)`` lists the results store, parses each ``results_<ts>.json``
 through :class:`~leaderboard.schema.ResultsFile`, reports (and skips) the files that
-do not parse, keeps the newest run per (model, revision, precision, num_fewshot), and
+do not parse, keeps one file per (model, revision, precision, num_fewshot) — the newest
+comparable one if the run has any, else the newest — and
 returns two tidy :class:`pandas.DataFrame` s: one row per run, one row per run × task
 × prompt.  Nothing is scored here; :mod:`leaderboard.tables` derives the metrics.
 
@@ -28,7 +29,7 @@ from leaderboard.suite import TASKS
 
 logger = logging.getLogger(__name__)
 
-#: The columns that identify a run; the newest file wins per key.
+#: The columns that identify a run; one file is kept per key (see :func:`load_results`).
 RUN_KEY: tuple[str, ...] = ("model", "revision", "precision", "num_fewshot")
 #: A run's identity: (model, revision, precision, num_fewshot).
 RunKey = tuple[str, str, str, int]
@@ -166,7 +167,9 @@ def is_results_file(path: str) -> bool:
 
 
 def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedResults:
-    """Every usable results file in ``storage``; the newest per (model, revision, precision, num_fewshot).
+    """Every usable results file in ``storage``; one per (model, revision, precision, num_fewshot).
+
+    The newest comparable file of a run wins; a run with no comparable file keeps its newest.
 
     Malformed files and files of an unknown schema are logged as warnings naming the
     file and listed in ``problems``; they never stop the others from loading.
@@ -233,8 +236,17 @@ def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache
     return entry
 
 
+def _preference(path: str, record: RunRecord) -> tuple[bool, str, str]:
+    """How a file ranks among its run's files: comparable first, then the newest, then the name."""
+    return (record.run.comparable, record.run.finished_at or "", path)
+
+
 def _newest_per_run(parsed: dict[str, RunRecord]) -> tuple[dict[str, RunRecord], list[str]]:
-    """Keep the most recently finished file of each run; the file name breaks ties."""
+    """Keep one file per run: the newest comparable one if the run has any, else the newest.
+
+    A later ``--limit`` or sample-data smoke run must not hide the official full run from
+    the ranking; the file name breaks ties.  The files not kept are returned as superseded.
+    """
     best: dict[RunKey, tuple[str, RunRecord]] = {}
     superseded: list[str] = []
     for path, record in parsed.items():
@@ -243,7 +255,7 @@ def _newest_per_run(parsed: dict[str, RunRecord]) -> tuple[dict[str, RunRecord],
         if current is None:
             best[key] = (path, record)
             continue
-        if (record.run.finished_at or "", path) > (current[1].run.finished_at or "", current[0]):
+        if _preference(path, record) > _preference(*current):
             superseded.append(current[0])
             best[key] = (path, record)
         else:

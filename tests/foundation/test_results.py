@@ -85,6 +85,34 @@ def test_newest_file_wins_per_model_revision_precision_and_fewshot(tmp_path: Pat
     assert te_p1.tolist() == [pytest.approx(0.6450)]  # LLM-4's score, from the newer file
 
 
+def test_a_later_limited_or_sample_run_does_not_hide_the_official_full_run(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    official = _write(store, paper_results("LLM-2", 0), "2025-01-01T00:00:00Z")
+    limited = paper_results("LLM-2", 0)
+    limited.run.limit = 10
+    smoke = _write(store, limited, "2025-02-01T00:00:00Z")
+    sample = paper_results("LLM-2", 0)
+    sample.run.data = "sample"
+    sample_path = _write(store, sample, "2025-03-01T00:00:00Z")
+    loaded = load_results(store)
+    assert loaded.runs["results_path"].tolist() == [official]
+    assert loaded.runs["comparable"].tolist() == [True]
+    assert loaded.superseded == tuple(sorted([smoke, sample_path]))
+
+
+def test_a_run_without_a_comparable_file_keeps_its_newest_file(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    first = paper_results("LLM-2", 0)
+    first.run.limit = 10
+    older = _write(store, first, "2025-01-01T00:00:00Z")
+    second = paper_results("LLM-2", 0)
+    second.run.data = "sample"
+    newer = _write(store, second, "2025-02-01T00:00:00Z")
+    loaded = load_results(store)
+    assert loaded.runs["results_path"].tolist() == [newer]
+    assert loaded.superseded == (older,)
+
+
 def test_limited_or_sample_runs_are_flagged_not_comparable(tmp_path: Path) -> None:
     store = LocalStorage(tmp_path)
     limited = paper_results("LLM-1", 0)
