@@ -13,7 +13,8 @@ Worker options: ``--data hub|sample|local:<dir>`` (default ``$EVALITA_EVAL_DATA`
 Exit codes (``backend.worker.ExitCode``): 0 — done, or nothing to do (serve: stopped
 cleanly); 1 — the evaluation failed (the request is FAILED with a reason) or the lease was
 lost (nothing published); 2 — bad usage or configuration (nothing was claimed);
-3 — interrupted by SIGTERM/SIGINT (the request was handed back to PENDING).
+3 — interrupted by SIGTERM/SIGINT (the request was handed back to PENDING);
+4 — the store was unavailable (hub outage, lock timeout; ``serve`` keeps polling).
 """
 
 from __future__ import annotations
@@ -24,11 +25,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from eval_queue.errors import EvalitaError
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from backend.worker import ExitCode
+from eval_queue.errors import EvalitaError, StorageError
 
 log = logging.getLogger("backend")
 
@@ -60,7 +58,7 @@ def _install_embedded(argv: Sequence[str]) -> int:
         installed = embedded.install_embedded(args.cache_dir)
     except embedded.EmbeddedModelError as exc:
         log.error("%s", exc)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     state = "installed" if installed.created else "already installed"
     print(f"{installed.model_id} {state}: revision {installed.revision}\n  {installed.snapshot}")
     if args.check:
@@ -68,7 +66,7 @@ def _install_embedded(argv: Sequence[str]) -> int:
             os.environ["HF_HUB_CACHE"] = str(args.cache_dir)
         answer = embedded.smoke_generate(installed.model_id, installed.revision, "What is the capital of France?")
         print(f"check: 'What is the capital of France?' -> {answer!r}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,9 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return worker_main(argv)
+    except StorageError as exc:  # transient: the store could not be reached
+        log.error("%s", exc)
+        return ExitCode.STORE_UNAVAILABLE
     except EvalitaError as exc:  # configuration problems found before anything was claimed
         log.error("%s", exc)
-        return EXIT_USAGE
+        return ExitCode.USAGE
 
 
 if __name__ == "__main__":

@@ -8,11 +8,20 @@ heartbeat thread while the harness runs, then
 * mark it FAILED with a readable reason (what failed, where) and a short log tail, or
 * on SIGTERM/SIGINT hand it back to PENDING (``release``), or
 * if the heartbeat finds the lease lost (expired and re-claimed, or cancelled), stop
-  and publish nothing.
+  and publish nothing, or
+* if the store cannot be reached to claim, fail or release (hub outage, lock timeout),
+  give up this round (``STORE_UNAVAILABLE``); a request left RUNNING is reaped when
+  its lease expires.
 
 ``serve`` polls on an APScheduler interval and runs each job as a fresh
 ``python -m backend --once`` process, one at a time: a model's memory (GPU included)
 is returned to the system between requests, and a crash takes down one job only.
+It stops for good only on a usage error (exit 2); an unreachable store (exit 4) is
+logged and polled again at the next interval.
+
+Exit codes (:class:`ExitCode`): 0 done or nothing to do; 1 evaluation failed or lease
+lost; 2 bad usage/configuration; 3 interrupted (request handed back to PENDING);
+4 the store was unavailable (transient: retry later).
 
 Only :func:`_evaluate` imports the harness (``backend.runner``), lazily: polling an
 empty queue, ``--help`` and the tests of this module need neither torch nor lm-eval.
@@ -62,6 +71,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # the evaluation failed: the request is FAILED with a reason (or its lease was lost)
     USAGE = 2  # bad usage or configuration: nothing was claimed
     INTERRUPTED = 3  # SIGTERM/SIGINT: the request was handed back to PENDING
+    STORE_UNAVAILABLE = 4  # the store could not be reached (hub outage, lock timeout): retry later
 
 
 class Outcome(IntEnum):
@@ -70,6 +80,7 @@ class Outcome(IntEnum):
     FAILED = 2
     RELEASED = 3
     LEASE_LOST = 4
+    STORE_UNAVAILABLE = 5
 
     @property
     def exit_code(self) -> ExitCode:
@@ -80,6 +91,8 @@ class Outcome(IntEnum):
                 return ExitCode.FAILED
             case Outcome.RELEASED:
                 return ExitCode.INTERRUPTED
+            case Outcome.STORE_UNAVAILABLE:
+                return ExitCode.STORE_UNAVAILABLE
             case _:
                 raise AssertionError(self)
 
@@ -271,7 +284,11 @@ def _disarm(gate: _SignalGate | None) -> None:
 def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate: Evaluator | None = None) -> Outcome:
     """Claim and run at most one request; see the module docstring for the outcomes."""
     evaluate = evaluate or _evaluate
-    request = queue.claim_next(config.worker_id, config.lease_s)
+    try:
+        request = queue.claim_next(config.worker_id, config.lease_s)
+    except StorageError as exc:
+        log.error("could not claim: the store is unavailable: %s", exc)
+        return Outcome.STORE_UNAVAILABLE
     if request is None:
         log.info("nothing to do: no PENDING request")
         return Outcome.NOTHING
@@ -301,6 +318,9 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
                 queue.release(rid, config.worker_id, f"worker {config.worker_id} stopped by {stop}")
             except LeaseLostError as exc:
                 log.error("could not release %s: %s", rid, exc)
+            except StorageError as exc:
+                log.error("could not release %s (it stays RUNNING until its lease expires): %s", rid, exc)
+                return Outcome.STORE_UNAVAILABLE
             return Outcome.RELEASED
         except Exception as exc:  # the outermost handler of a job: record a readable reason
             _disarm(gate)
@@ -312,6 +332,9 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
             except LeaseLostError as lost:
                 log.error("could not mark %s FAILED: %s", rid, lost)
                 return Outcome.LEASE_LOST
+            except StorageError as unavailable:
+                log.error("could not mark %s FAILED (it stays RUNNING until its lease expires): %s", rid, unavailable)
+                return Outcome.STORE_UNAVAILABLE
             return Outcome.FAILED
         if gate is not None and gate.pending:
             log.warning("stop requested while publishing: %s was finished first", rid)
@@ -436,6 +459,8 @@ def serve(config: WorkerConfig, once_argv: Sequence[str]) -> ExitCode:
         if code == ExitCode.USAGE:
             state["usage_error"] = True
             _stop(scheduler)
+        elif code == ExitCode.STORE_UNAVAILABLE:
+            log.warning("the store is unavailable: polling again in %.0fs", config.poll_s)
         elif code in (ExitCode.OK, ExitCode.FAILED) and not state["stopping"]:
             # There may be more work: poll again right away instead of waiting an interval.
             scheduler.modify_job("poll", next_run_time=_now())
@@ -508,7 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m backend",
         description="Evalita-LLM evaluation worker: claims requests from the queue and runs them through lm-eval.",
         epilog="Exit codes: 0 done or nothing to do; 1 evaluation failed (request FAILED) or lease lost; "
-        "2 bad usage/configuration; 3 interrupted (request handed back to PENDING).  "
+        "2 bad usage/configuration; 3 interrupted (request handed back to PENDING); "
+        "4 store unavailable (hub outage, lock timeout: serve keeps polling).  "
         "Other commands: install-embedded, prefetch MODEL...",
     )
     parser.add_argument("--once", action="store_true", help="claim and run at most one request, then exit")

@@ -24,6 +24,7 @@ from backend.worker import (
     WorkerConfig,
     run_once,
 )
+from eval_queue.errors import StorageError
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
@@ -244,3 +245,95 @@ def test_prefetch_offline_says_it_needs_a_connected_machine(capsys: pytest.Captu
     assert prefetch_main(["org/some-model", "--no-datasets"]) == 1
     err = capsys.readouterr().err
     assert "model org/some-model" in err and "HF_HUB_OFFLINE" in err and "connected machine" in err
+
+
+# --------------------------------------------------------------------------- store unavailable
+
+
+def test_a_store_outage_while_claiming_is_store_unavailable_not_usage(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def outage(*args: object, **kwargs: object) -> None:
+        raise StorageError("hub: HTTP 503")
+
+    monkeypatch.setattr(RequestQueue, "claim_next", outage)
+
+    outcome = run_once(stores, queue, _config(), lambda r, c: _evaluation(r))
+
+    assert outcome is Outcome.STORE_UNAVAILABLE and outcome.exit_code is ExitCode.STORE_UNAVAILABLE
+    assert ExitCode.STORE_UNAVAILABLE == 4
+
+
+def test_cli_once_exits_4_when_the_store_is_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+
+    def outage(*args: object, **kwargs: object) -> None:
+        raise StorageError("lock timeout")
+
+    monkeypatch.setattr(RequestQueue, "claim_next", outage)
+    assert backend_main(["--once"]) == ExitCode.STORE_UNAVAILABLE
+
+
+def test_a_store_outage_while_failing_leaves_the_request_to_its_lease(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def outage(*args: object, **kwargs: object) -> None:
+        raise StorageError("hub: HTTP 502")
+
+    monkeypatch.setattr(RequestQueue, "fail", outage)
+
+    def broken(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        raise RuntimeError("boom")
+
+    assert run_once(stores, queue, _config(), broken) is Outcome.STORE_UNAVAILABLE
+    assert queue.get(request_.request_id).status is Status.RUNNING  # reaped when the lease expires
+
+
+def test_a_store_outage_while_releasing_is_store_unavailable(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def outage(*args: object, **kwargs: object) -> None:
+        raise StorageError("hub: HTTP 502")
+
+    monkeypatch.setattr(RequestQueue, "release", outage)
+
+    def stopped(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        raise AssertionError("the signal should have interrupted the run")
+
+    assert run_once(stores, queue, _config(), stopped) is Outcome.STORE_UNAVAILABLE
+
+
+def test_serve_keeps_polling_after_the_store_was_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from backend import worker
+
+    codes = iter([ExitCode.STORE_UNAVAILABLE, ExitCode.STORE_UNAVAILABLE, ExitCode.OK])
+    started: list[int] = []
+
+    class FakeChild:
+        def __init__(self, cmd: list[str]) -> None:
+            self.code = next(codes, ExitCode.OK)
+            started.append(self.code)
+            if len(started) == 3:  # stop serving once it has polled past two outages
+                os.kill(os.getpid(), signal.SIGTERM)
+
+        def wait(self) -> int:
+            return int(self.code)
+
+        def poll(self) -> int:
+            return int(self.code)
+
+        def send_signal(self, signum: int) -> None:
+            pass
+
+    monkeypatch.setattr(worker.subprocess, "Popen", FakeChild)
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        code = worker.serve(WorkerConfig(worker_id="w1", poll_s=0.2), [])
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+    assert code is ExitCode.OK
+    assert len(started) == 3
