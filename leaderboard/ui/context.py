@@ -2,7 +2,9 @@
 
 One :class:`AppContext` per app instance (never a module global): it holds the stores,
 the queue and the incremental results cache, and keeps the latest snapshot so that a
-filter change never re-reads the store.  ``refresh`` re-reads only what changed.
+filter change never re-reads the store.  ``refresh`` re-reads only what changed, and the
+timer's refresh only once the snapshot is older than ``refresh_s``; the store is read
+outside the lock every handler shares, and the new snapshot swapped in under it.
 """
 
 from __future__ import annotations
@@ -41,9 +43,12 @@ class AppContext:
     _version: int = 0
     _parsed_seen: int = -1
     _loaded_at: float = 0.0
+    _read_started_at: float = -1.0
     _warming: threading.Thread | None = field(default=None, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: Serialises store reads (held during I/O); ``_lock`` only guards the swap.
+    _reload_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, refresh_s: float = 60.0) -> AppContext:
@@ -52,28 +57,28 @@ class AppContext:
 
     def results(self) -> Board:
         """The latest snapshot (loaded on first use), with its tables computed once."""
-        with self._lock:
-            if self._board is None:
-                self._reload_locked()
-            assert self._board is not None
-            return self._board
+        board = self._board
+        if board is None:
+            self._reload(force=False)
+            board = self._board
+        assert board is not None
+        return board
 
     def fresh(self) -> Board:
         """The snapshot, re-read first if it is older than the refresh period (a new visitor)."""
-        with self._lock:
-            if self._board is None or time.monotonic() - self._loaded_at > self.refresh_s:
-                self._reload_locked()
-            assert self._board is not None
-            return self._board
+        self._reload(force=False)
+        assert self._board is not None
+        return self._board
 
-    def refresh(self) -> int:
+    def refresh(self, *, force: bool = True) -> int:
         """Re-read the results store (only changed files are parsed); returns the data version.
 
+        With ``force=False`` (every open page's timer) the store is read only when the
+        snapshot is older than ``refresh_s``, so N visitors cost one read per period, not N.
         The version changes only when the results did, so views re-render only then.
         """
-        with self._lock:
-            self._reload_locked()
-            return self._version
+        self._reload(force=force)
+        return self._version
 
     def warm(self) -> None:
         """Load the store and score both settings now, so that no visitor waits for it.
@@ -97,15 +102,35 @@ class AppContext:
     def version(self) -> int:
         return self._version
 
-    def _reload_locked(self) -> None:
-        loaded = load_results(self.stores.results, cache=self._cache)
-        self._loaded_at = time.monotonic()
-        changed = self._cache.parsed_count != self._parsed_seen
-        self._parsed_seen = self._cache.parsed_count
-        if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):
-            self._version += 1
-            self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
-            logger.info("results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems))
+    def _stale(self) -> bool:
+        return self._board is None or time.monotonic() - self._loaded_at > self.refresh_s
+
+    def _reload(self, *, force: bool) -> None:
+        """Read the store outside the app lock, then swap the new snapshot in under it.
+
+        Reloads are serialised by their own lock (the results cache is not thread-safe);
+        a caller that waited for another's reload finds a fresh snapshot and reads nothing.
+        Handlers needing only the current snapshot never wait for the store's I/O.
+        """
+        requested = time.monotonic()
+        with self._reload_lock:
+            if force and self._read_started_at >= requested:
+                return  # another read began after this request (so saw what it asks for) and finished
+            if not force and not self._stale():
+                return
+            started = time.monotonic()
+            loaded = load_results(self.stores.results, cache=self._cache)
+            self._read_started_at = started
+            changed = self._cache.parsed_count != self._parsed_seen
+            self._parsed_seen = self._cache.parsed_count
+            with self._lock:
+                self._loaded_at = time.monotonic()
+                if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):
+                    self._version += 1
+                    self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
+                    logger.info(
+                        "results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems)
+                    )
 
     def submit(
         self,

@@ -89,13 +89,18 @@ def status_text(ctx: AppContext) -> str:
     return text
 
 
-def tick(ctx: AppContext):
-    """Timer / Refresh: re-read results (incrementally) and the queue."""
+def tick(ctx: AppContext, *, force: bool = True):
+    """Refresh (button or API): re-read results (incrementally) and the queue."""
     before = ctx.version
-    version = ctx.refresh()
+    version = ctx.refresh(force=force)
     if version != before:
         ctx.warm_in_background()  # score the new snapshot now, before visitors ask for it
     return version, status_text(ctx), *submit.render_queue(ctx)
+
+
+def timer_tick(ctx: AppContext):
+    """An open page's timer: re-read results only if the snapshot is older than the refresh period."""
+    return tick(ctx, force=False)
 
 
 def _constant(value: str) -> Callable[[], str]:
@@ -357,13 +362,15 @@ def build_app(ctx: AppContext) -> gr.Blocks:
 
         sb.button.click(on_submit, sb.form, [sb.result, *sb.queue_outputs], api_name="submit")
 
-        # Freshness: the timer and the button re-read the stores; views re-render only on change.
-        gr.on(
-            [timer.tick, refresh.click],
-            _bind(tick, ctx),
+        # Freshness: the button re-reads the stores; each page's timer re-reads results only when
+        # the shared snapshot is older than the period.  Views re-render only on change.
+        refresh_outputs = [version, status, *sb.queue_outputs]
+        refresh.click(_bind(tick, ctx), None, refresh_outputs, api_name="refresh", show_progress="hidden")
+        timer.tick(
+            _bind(timer_tick, ctx),
             None,
-            [version, status, *sb.queue_outputs],
-            api_name="refresh",
+            refresh_outputs,
+            api_visibility="private",
             show_progress="hidden",
         )
         # Fresh data: every tab re-renders (``change`` fires only when the data version moved).

@@ -223,3 +223,71 @@ def test_an_empty_store_renders_every_view(tmp_path: Path) -> None:
     assert views.run_choices(board) == [] and views.top_runs(board, 3) == []
     assert views.sensitivity_data(board, 0).empty
     assert views.model_vs_field(board, ("a/b", "main", "bfloat16"), 0)["CPS"].isna().all()
+
+
+# -- the shared snapshot's refresh ------------------------------------------------------
+
+
+class _CountingStorage(LocalStorage):
+    """A local store that counts how often its listing is read (one per results reload)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.listings = 0
+        self.lock_held_during_read: list[bool] = []
+        self.app_lock = None
+
+    def versions(self, prefix: str = "") -> dict[str, str]:
+        self.listings += 1
+        if self.app_lock is not None:
+            self.lock_held_during_read.append(self.app_lock.locked())
+        return super().versions(prefix)
+
+
+def _context(tmp_path: Path, refresh_s: float):
+    from eval_queue.queue import RequestQueue
+    from eval_queue.settings import Settings
+    from eval_queue.storage import Stores
+    from leaderboard.ui.context import AppContext
+
+    write_results(tmp_path / "results", tmp_path / "details")
+    results = _CountingStorage(tmp_path / "results")
+    requests = LocalStorage(tmp_path / "requests")
+    stores = Stores(requests=requests, results=results, details=LocalStorage(tmp_path / "details"))
+    settings = Settings.from_env({"EVALITA_DATA_DIR": str(tmp_path)})
+    ctx = AppContext(settings=settings, stores=stores, queue=RequestQueue(requests), refresh_s=refresh_s)
+    results.app_lock = ctx._lock
+    return ctx, results
+
+
+def test_page_timers_reread_the_store_only_once_the_snapshot_is_older_than_the_period(
+    tmp_path: Path,
+) -> None:
+    from leaderboard.ui import layout
+
+    ctx, results = _context(tmp_path, refresh_s=3600)
+    ctx.results()
+    assert results.listings == 1
+    for _ in range(5):  # five open pages tick
+        layout.timer_tick(ctx)
+    assert results.listings == 1
+    ctx._loaded_at -= 7200  # the snapshot is now older than the period
+    layout.timer_tick(ctx)
+    layout.timer_tick(ctx)
+    assert results.listings == 2
+
+
+def test_a_refresh_click_always_rereads_the_store(tmp_path: Path) -> None:
+    ctx, results = _context(tmp_path, refresh_s=3600)
+    ctx.results()
+    ctx.refresh()
+    ctx.refresh()
+    assert results.listings == 3
+
+
+def test_the_store_is_read_outside_the_lock_every_handler_shares(tmp_path: Path) -> None:
+    ctx, results = _context(tmp_path, refresh_s=3600)
+    ctx.results()
+    ctx.refresh()
+    ctx.fresh()
+    assert results.lock_held_during_read and not any(results.lock_held_during_read)
