@@ -195,7 +195,12 @@ def failure_reason(exc: BaseException, tail: str) -> str:
 
 
 class Heartbeat:
-    """Renews the lease every ``interval_s`` in a thread; on loss, interrupts the main thread."""
+    """Renews the lease every ``heartbeat_s`` in a thread, from the claim until the request is
+    finished (publishing included); on loss, interrupts the main thread (while it evaluates).
+
+    Transient errors (any :class:`EvalitaError`) are logged and retried at the next beat;
+    unexpected exceptions are logged with their traceback and retried too.
+    """
 
     def __init__(self, queue: RequestQueue, request_id: str, config: WorkerConfig, *, interrupt_main: bool) -> None:
         self._queue = queue
@@ -221,13 +226,17 @@ class Heartbeat:
                 self._queue.renew(self._request_id, self._config.worker_id, self._config.lease_s)
                 log.debug("lease of %s renewed", self._request_id)
             except LeaseLostError as exc:
+                if self._stop.is_set():  # raced with finish/fail/release: the job is over anyway
+                    return
                 self.lost = exc
-                log.error("lease lost on %s: %s; stopping without publishing", self._request_id, exc)
+                log.error("lease lost on %s: %s; stopping", self._request_id, exc)
                 if self._interrupt:
                     os.kill(os.getpid(), signal.SIGUSR1)
                 return
-            except StorageError as exc:  # transient: keep trying while the lease may still be valid
+            except EvalitaError as exc:  # transient: keep trying while the lease may still be valid
                 log.warning("could not renew the lease of %s: %s", self._request_id, exc)
+            except Exception:  # a bug: say so loudly, but keep the lease alive if the next try works
+                log.exception("unexpected error renewing the lease of %s", self._request_id)
 
 
 class _SignalGate:
@@ -301,10 +310,11 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
                 gate.armed = True
             evaluation = evaluate(request, config)
             _disarm(gate)
-            heartbeat.stop()
             if heartbeat.lost:
                 raise _LeaseLostSignal()
+            # The heartbeat keeps renewing while publishing: a slow upload must not lose the lease.
             _publish(stores, queue, request, config, evaluation)
+            heartbeat.stop()
         except _LeaseLostSignal:
             _disarm(gate)
             heartbeat.stop()
@@ -336,6 +346,8 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
                 log.error("could not mark %s FAILED (it stays RUNNING until its lease expires): %s", rid, unavailable)
                 return Outcome.STORE_UNAVAILABLE
             return Outcome.FAILED
+        finally:
+            heartbeat.stop()  # idempotent: every path above has stopped it already
         if gate is not None and gate.pending:
             log.warning("stop requested while publishing: %s was finished first", rid)
     log.info("%s FINISHED: %s", rid, evaluation.results_path)
@@ -345,7 +357,7 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
 def _publish(stores: Stores, queue: RequestQueue, request: EvalRequest, config: WorkerConfig, evaluation: Evaluation) -> None:
     rid = request.request_id
     try:
-        # Still ours?  (Raises LeaseLostError, which is reported like any failure to publish.)
+        # Still ours?  If not, stop here: nothing is published (LEASE_LOST, not FAILED).
         queue.renew(rid, config.worker_id, config.lease_s)
     except LeaseLostError as exc:
         log.error("%s: %s", rid, exc)

@@ -11,6 +11,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ from backend.worker import (
     WorkerConfig,
     run_once,
 )
-from eval_queue.errors import StorageError
+from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
@@ -337,3 +338,58 @@ def test_serve_keeps_polling_after_the_store_was_unavailable(monkeypatch: pytest
 
     assert code is ExitCode.OK
     assert len(started) == 3
+
+
+# --------------------------------------------------------------------------- heartbeat while publishing
+
+
+def test_the_heartbeat_keeps_the_lease_alive_during_a_slow_publish(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    class SlowUpload(dict[str, bytes]):
+        def items(self):  # type: ignore[override]
+            deadline = time.monotonic() + 2.5  # more than twice the lease
+            while time.monotonic() < deadline:
+                assert queue.claim_next("intruder", 60) is None  # the lease never expires
+                time.sleep(0.3)
+            return super().items()
+
+    def evaluation(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        done = _evaluation(request)
+        done.details = SlowUpload(done.details)
+        return done
+
+    assert run_once(stores, queue, _config(lease_s=1.0), evaluation) is Outcome.FINISHED
+    assert queue.get(request_.request_id).status is Status.FINISHED
+
+
+@pytest.mark.parametrize("error", [MalformedFileError("x.json", "garbled"), RuntimeError("a bug")])
+def test_the_heartbeat_survives_a_failed_renewal_and_logs_unexpected_ones_with_traceback(
+    stores: Stores,
+    queue: RequestQueue,
+    request_: EvalRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    error: Exception,
+) -> None:
+    real_renew = RequestQueue.renew
+    calls: list[int] = []
+
+    def flaky_renew(self: RequestQueue, *args: Any, **kwargs: Any) -> EvalRequest:
+        calls.append(1)
+        if len(calls) == 1:
+            raise error
+        return real_renew(self, *args, **kwargs)
+
+    monkeypatch.setattr(RequestQueue, "renew", flaky_renew)
+
+    def slow(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            assert queue.claim_next("intruder", 60) is None
+            time.sleep(0.3)
+        return _evaluation(request)
+
+    assert run_once(stores, queue, _config(lease_s=1.5), slow) is Outcome.FINISHED
+    if isinstance(error, RuntimeError):
+        assert any(r.exc_info and "unexpected error renewing" in r.getMessage() for r in caplog.records)
