@@ -621,6 +621,6 @@ def main(argv: Sequence[str]) -> int:
             once_argv += ["--worker-id", config.worker_id]
         return int(serve(config, once_argv))
     stores = open_stores(settings)
-    queue = RequestQueue(stores.requests)
+    queue = RequestQueue(stores.requests, secrets=[settings.hf_token])
     outcome = run_once(stores, queue, config)
     return int(outcome.exit_code)

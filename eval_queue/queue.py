@@ -42,6 +42,7 @@ from eval_queue.errors import (
     MalformedFileError,
     NotFoundError,
 )
+from eval_queue.redact import redact
 from eval_queue.requests import (
     EvalRequest,
     Status,
@@ -106,11 +107,19 @@ class RequestQueue:
     """The evaluation queue over a requests store.  Safe to use from many processes."""
 
     def __init__(
-        self, storage: Storage, *, max_attempts: int = 3, clock: Callable[[], datetime] = utc_now
+        self,
+        storage: Storage,
+        *,
+        max_attempts: int = 3,
+        clock: Callable[[], datetime] = utc_now,
+        secrets: Iterable[str | None] = (),
     ) -> None:
+        """``secrets`` (e.g. the configured HF token) are masked in the errors ``fail`` records,
+        as is anything shaped like an HF token: request files are public."""
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.storage = storage
+        self._secrets = tuple(s for s in secrets if s)
         self.max_attempts = max_attempts
         self._clock = clock
         # path -> (version, parsed request or its problem): re-parse only what changed.
@@ -215,7 +224,9 @@ class RequestQueue:
         return self._change(request_id, change, f"Finish {request_id}")
 
     def fail(self, request_id: str, worker_id: str, error: str) -> EvalRequest:
-        reason = _clip(error.strip() or f"the worker {worker_id} reported a failure without a reason")
+        reason = _clip(
+            redact(error, *self._secrets).strip() or f"the worker {worker_id} reported a failure without a reason"
+        )
 
         def change(request: EvalRequest) -> EvalRequest:
             _check_holder(request, worker_id)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +37,7 @@ from huggingface_hub.hf_api import RepoFile
 
 from eval_queue.errors import AlreadyExistsError, ConflictError, NotFoundError, StorageError
 from eval_queue.hubclient import transport_errors
+from eval_queue.redact import redact
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Stores, Transform
 from eval_queue.storage.paths import check_path, check_prefix, is_hidden
@@ -45,7 +45,6 @@ from eval_queue.storage.paths import check_path, check_prefix, is_hidden
 logger = logging.getLogger(__name__)
 
 DETAILS_FOLDER = "details/"
-_TOKEN_LIKE = re.compile(r"hf_[A-Za-z0-9]+")
 
 
 class _Stale(Exception):
@@ -263,10 +262,7 @@ class HubRepo:
 
     def sanitize(self, text: str) -> str:
         """``text`` with the token (and anything shaped like one) masked, on one short line."""
-        if self.token:
-            text = text.replace(self.token, "***")
-        text = _TOKEN_LIKE.sub("hf_***", text)
-        line = " ".join(text.split())
+        line = " ".join(redact(text, self.token).split())
         return line[:300]
 
 

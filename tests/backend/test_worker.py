@@ -393,3 +393,26 @@ def test_the_heartbeat_survives_a_failed_renewal_and_logs_unexpected_ones_with_t
     assert run_once(stores, queue, _config(lease_s=1.5), slow) is Outcome.FINISHED
     if isinstance(error, RuntimeError):
         assert any(r.exc_info and "unexpected error renewing" in r.getMessage() for r in caplog.records)
+
+
+def test_cli_once_masks_the_configured_token_in_the_failure_it_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from backend import worker
+
+    secret = "hf_" + "WorkerTok3n99"  # shorter than a real token on purpose
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("HF_TOKEN", secret)
+    stores = open_stores(Settings(data_dir=tmp_path))
+    added = RequestQueue(stores.requests).add(
+        EvalRequest(model="org/model", revision="c" * 40, submitted_time=isoformat(utc_now()))
+    )
+
+    def leaky(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+        raise RuntimeError(f"401 Unauthorized for token {secret}")
+
+    monkeypatch.setattr(worker, "_evaluate", leaky)
+    assert backend_main(["--once"]) == ExitCode.FAILED
+
+    raw = stores.requests.read(added.path).decode()
+    assert secret not in raw and "401 Unauthorized for token ***" in raw

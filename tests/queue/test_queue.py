@@ -101,6 +101,22 @@ def test_fail_always_carries_an_error(queue: RequestQueue) -> None:
     assert failed.error
 
 
+def test_fail_masks_the_configured_token_and_token_shaped_strings(store: Storage, clock: Clock) -> None:
+    configured = "plainSecret42"  # not shaped like a token: masked because it is configured
+    stray = "hf_" + "AbCdEf123456"  # shorter than a real token on purpose
+    queue = RequestQueue(store, clock=clock, secrets=[configured, None])
+    queue.add(make_request("org/a"))
+    claimed = queue.claim_next("w1", lease_s=60)
+    assert claimed is not None
+
+    failed = queue.fail(claimed.request_id, "w1", f"401 with {configured}\nlog: Authorization: Bearer {stray}")
+
+    stored = store.read(claimed.path).decode()
+    assert configured not in stored and stray not in stored
+    assert failed.error is not None and "***" in failed.error and "hf_***" in failed.error
+    assert "401 with ***" in failed.history[-1]["note"]
+
+
 def test_renew_extends_the_lease(queue: RequestQueue, clock: Clock) -> None:
     queue.add(make_request("org/a"))
     claimed = queue.claim_next("w1", lease_s=10)
