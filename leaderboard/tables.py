@@ -33,6 +33,8 @@ class Aggregate(StrEnum):
     AVGP = "avgp"
     CPS = "cps"
     BEST_PROMPT = "best_prompt"
+    #: MaxP − AvgP (= 1 − Sat, eq. 6) in points: how much the prompt matters (0 = not at all).
+    SPREAD = "spread"
 
 
 def task_column(task_id: str, aggregate: Aggregate) -> str:
@@ -50,6 +52,9 @@ def _task_cell(result: TaskScore, aggregate: Aggregate) -> Score | str | None:
             return percent(result.cps)
         case Aggregate.BEST_PROMPT:
             return result.best_prompt
+        case Aggregate.SPREAD:
+            # From the unrounded scores (1 − Sat), never from the rounded MaxP and AvgP.
+            return None if result.sat is None else percent(1.0 - result.sat)
         case _:
             raise AssertionError(f"unhandled aggregate {aggregate!r}")
 

@@ -25,6 +25,7 @@ from leaderboard import tables
 from leaderboard.results import LoadedResults
 from leaderboard.state import TASK_COLUMNS
 from leaderboard.suite import SUITE, TASKS
+from leaderboard.tables import MAIN_SCORE_COLUMN, RANK_COLUMN, Aggregate, task_column
 
 # Identity of a ranked row (one model evaluated at one revision and precision).
 KEY = ("model", "revision", "precision")
@@ -171,15 +172,17 @@ def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
     rows = tables.ranking_table(loaded, num_fewshot, include_noncomparable=True)
     rows["comparable"] = rows["comparable"].fillna(False).astype(bool)  # a bool column even when empty
     if rows.empty:
-        return rows.rename(columns={"rank": "_rank"})
+        return rows.rename(columns={RANK_COLUMN: "_rank"})
     if not rows["comparable"].any():  # nothing comparable: shown (with a banner), never ranked
-        rows = rows.drop(columns="rank").assign(_rank=pd.NA)
+        rows = rows.drop(columns=RANK_COLUMN).assign(_rank=pd.NA)
     elif not rows["comparable"].all():
         # The rank is the one the comparable-only table gives (sample/limited runs never take a place).
-        ranked = tables.ranking_table(loaded, num_fewshot)[[*KEY, "rank"]].rename(columns={"rank": "_rank"})
-        rows = rows.drop(columns="rank").merge(ranked, on=[*KEY], how="left")
+        ranked = tables.ranking_table(loaded, num_fewshot)[[*KEY, RANK_COLUMN]].rename(
+            columns={RANK_COLUMN: "_rank"}
+        )
+        rows = rows.drop(columns=RANK_COLUMN).merge(ranked, on=[*KEY], how="left")
     # else every run is comparable: the table's own rank is the comparable-only rank.
-    return rows.rename(columns={"rank": "_rank"}).reset_index(drop=True)
+    return rows.rename(columns={RANK_COLUMN: "_rank"}).reset_index(drop=True)
 
 
 def setting_rows(board: Board, num_fewshot: int) -> pd.DataFrame:
@@ -214,7 +217,7 @@ def apply_filters(rows: pd.DataFrame, filters: RankingFilters) -> pd.DataFrame:
     return rows[mask]
 
 
-def _order(rows: pd.DataFrame, rank: str = "_rank", score: str = "avg_cps") -> pd.DataFrame:
+def _order(rows: pd.DataFrame, rank: str = "_rank", score: str = MAIN_SCORE_COLUMN) -> pd.DataFrame:
     """Ranked rows first by rank, then the unranked ones by score and name."""
     rows = rows.assign(_ranked=rows[rank].notna())
     return rows.sort_values(
@@ -281,7 +284,7 @@ def ranking_view(board: Board, setting: str, filters: RankingFilters) -> Ranking
         {
             RANK: _ranks(rows["_rank"]),
             MODEL: rows["model"].to_numpy(),
-            AVG: rows["avg_cps"].astype(float).to_numpy(),
+            AVG: rows[MAIN_SCORE_COLUMN].astype(float).to_numpy(),
         }
     )
     _add_identity(table, rows)
@@ -303,7 +306,7 @@ def _ranks(ranks: pd.Series) -> pd.Series:
 
 
 def _metric_column(rows: pd.DataFrame, task_id: str, metric: str, suffix: str) -> object:
-    column = f"{task_id}_{metric}{suffix}"
+    column = task_column(task_id, Aggregate(metric)) + suffix
     if column not in rows.columns:
         return None
     values = rows[column]
@@ -351,14 +354,14 @@ def _both_view(board: Board, filters: RankingFilters) -> RankingView:
     both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(
         True
     ).astype(bool)
-    both = _order(both, "_rank_0", "avg_cps_0")
+    both = _order(both, "_rank_0", f"{MAIN_SCORE_COLUMN}_0")
     table = pd.DataFrame(
         {
             RANK: _ranks(both["_rank_0"]),
             MODEL: both["model"].to_numpy(),
-            f"{AVG} 0-shot": both["avg_cps_0"].astype(float).to_numpy(),
-            f"{AVG} 5-shot": both["avg_cps_5"].astype(float).to_numpy(),
-            f"{AVG} Δ": _diff_column(both["avg_cps_0"], both["avg_cps_5"]),
+            f"{AVG} 0-shot": both[f"{MAIN_SCORE_COLUMN}_0"].astype(float).to_numpy(),
+            f"{AVG} 5-shot": both[f"{MAIN_SCORE_COLUMN}_5"].astype(float).to_numpy(),
+            f"{AVG} Δ": _diff_column(both[f"{MAIN_SCORE_COLUMN}_0"], both[f"{MAIN_SCORE_COLUMN}_5"]),
         }
     )
     _add_identity(table, both)
@@ -368,9 +371,8 @@ def _both_view(board: Board, filters: RankingFilters) -> RankingView:
             table[f"{label} 0"] = _metric_column(both, task.id, metric, "_0")
             table[f"{label} 5"] = _metric_column(both, task.id, metric, "_5")
             if metric != "best_prompt":
-                table[f"{label} Δ"] = _diff_column(
-                    both[f"{task.id}_{metric}_0"], both[f"{task.id}_{metric}_5"]
-                )
+                column = task_column(task.id, Aggregate(metric))
+                table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
     return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
 
 
@@ -494,14 +496,15 @@ def task_models_view(
     scores = _prompt_scores(board, task_id, num_fewshot)
     wide = scores.pivot_table(index=[*KEY], columns="prompt", values="score", aggfunc="first").reset_index()
     rows = rows.merge(wide, on=[*KEY], how="left")
-    rows = rows.sort_values([f"{task_id}_cps", "model"], ascending=[False, True], na_position="last")
+    cps = task_column(task_id, Aggregate.CPS)
+    rows = rows.sort_values([cps, "model"], ascending=[False, True], na_position="last")
     table = pd.DataFrame({MODEL: rows["model"].to_numpy()})
     for prompt_id in prompt_ids:
         table[prompt_id] = rows[prompt_id].astype(float).round(2).to_numpy() if prompt_id in rows else None
-    table["MaxP"] = rows[f"{task_id}_maxp"].astype(float).to_numpy()
-    table["AvgP"] = rows[f"{task_id}_avgp"].astype(float).to_numpy()
-    table["CPS"] = rows[f"{task_id}_cps"].astype(float).to_numpy()
-    table["Best prompt"] = rows[f"{task_id}_best_prompt"].fillna("").astype(str).to_numpy()
+    table["MaxP"] = rows[task_column(task_id, Aggregate.MAXP)].astype(float).to_numpy()
+    table["AvgP"] = rows[task_column(task_id, Aggregate.AVGP)].astype(float).to_numpy()
+    table["CPS"] = rows[cps].astype(float).to_numpy()
+    table["Best prompt"] = rows[task_column(task_id, Aggregate.BEST_PROMPT)].fillna("").astype(str).to_numpy()
     table[NOTE] = [
         _note(d, lim, c) for d, lim, c in zip(rows["data"], rows["limit"], rows["comparable"], strict=True)
     ]
@@ -580,9 +583,18 @@ def prompts_html(task_id: str) -> str:
 # -- model page -----------------------------------------------------------------------
 
 
-def _run_row(rows: pd.DataFrame, run: tuple[str, str, str]) -> pd.Series | None:
+def _of_run(frame: pd.DataFrame, run: tuple[str, str, str], num_fewshot: int | None = None) -> pd.DataFrame:
+    """The rows of ``frame`` (runs, scores or ranking rows) of one (model, revision, precision),
+    and of one setting when ``num_fewshot`` is given: the one run lookup of this module."""
     model, revision, precision = run
-    match = rows[(rows["model"] == model) & (rows["revision"] == revision) & (rows["precision"] == precision)]
+    mask = (frame["model"] == model) & (frame["revision"] == revision) & (frame["precision"] == precision)
+    if num_fewshot is not None:
+        mask &= frame["num_fewshot"] == num_fewshot
+    return frame[mask]
+
+
+def _run_row(rows: pd.DataFrame, run: tuple[str, str, str]) -> pd.Series | None:
+    match = _of_run(rows, run)
     return None if match.empty else match.iloc[0]
 
 
@@ -596,7 +608,7 @@ def model_vs_field(board: Board, run: tuple[str, str, str], num_fewshot: int) ->
     headers = ["Task", "CPS", "Field median", "Field best", "Best model", "Position"]
     records = []
     for task in SUITE:
-        column = f"{task.id}_cps"
+        column = task_column(task.id, Aggregate.CPS)
         field_scores = field_rows[column].dropna() if column in field_rows.columns else pd.Series(dtype=float)
         value = _num(mine.get(column)) if mine is not None else None
         best_model = field_rows.loc[field_scores.idxmax(), "model"] if not field_scores.empty else ""
@@ -623,14 +635,7 @@ def model_prompt_scores(board: Board, run: tuple[str, str, str], num_fewshot: in
     scores = board.scores
     if scores.empty:
         return pd.DataFrame(columns=["task", "prompt", "score"])
-    model, revision, precision = run
-    mask = (
-        (scores["model"] == model)
-        & (scores["revision"] == revision)
-        & (scores["precision"] == precision)
-        & (scores["num_fewshot"] == num_fewshot)
-    )
-    picked = scores.loc[mask, ["task", "prompt", "score"]]
+    picked = _of_run(scores, run, num_fewshot)[["task", "prompt", "score"]]
     return picked.assign(score=picked["score"] * 100.0, task=picked["task"].map(task_label))
 
 
@@ -639,8 +644,9 @@ def model_settings_view(board: Board, run: tuple[str, str, str]) -> pd.DataFrame
     zero, five = _run_row(setting_rows(board, 0), run), _run_row(setting_rows(board, 5), run)
     records = []
     for task in SUITE:
-        a = _num(zero.get(f"{task.id}_cps")) if zero is not None else None
-        b = _num(five.get(f"{task.id}_cps")) if five is not None else None
+        cps = task_column(task.id, Aggregate.CPS)
+        a = _num(zero.get(cps)) if zero is not None else None
+        b = _num(five.get(cps)) if five is not None else None
         spread0 = _spread(zero, task.id)
         spread5 = _spread(five, task.id)
         records.append(
@@ -653,17 +659,17 @@ def model_settings_view(board: Board, run: tuple[str, str, str]) -> pd.DataFrame
                 "MaxP − AvgP 5-shot": spread5,
             }
         )
-    a = _num(zero.get("avg_cps")) if zero is not None else None
-    b = _num(five.get("avg_cps")) if five is not None else None
+    a = _num(zero.get(MAIN_SCORE_COLUMN)) if zero is not None else None
+    b = _num(five.get(MAIN_SCORE_COLUMN)) if five is not None else None
     records.append({"Task": "Average CPS", "CPS 0-shot": a, "CPS 5-shot": b, "Δ (5 − 0)": _diff(a, b)})
     return pd.DataFrame.from_records(records)
 
 
 def _spread(row: pd.Series | None, task_id: str) -> float | None:
-    """MaxP − AvgP as shown (both already computed by the scoring module)."""
+    """MaxP − AvgP as :mod:`leaderboard.tables` computed it, from the unrounded scores."""
     if row is None:
         return None
-    return _diff(row.get(f"{task_id}_avgp"), row.get(f"{task_id}_maxp"))
+    return _num(row.get(task_column(task_id, Aggregate.SPREAD)))
 
 
 RUN_FIELDS = (
@@ -686,11 +692,7 @@ def run_metadata_view(board: Board, run: tuple[str, str, str] | None) -> pd.Data
     files, as loaded into ``board.runs``; with no ``run``, the field names alone."""
     runs_info: dict[int, dict[str, object]] = {}
     if run is not None:
-        model, revision, precision = run
-        runs = board.runs
-        mine = runs[
-            (runs["model"] == model) & (runs["revision"] == revision) & (runs["precision"] == precision)
-        ]
+        mine = _of_run(board.runs, run)
         columns = ["num_fewshot", *(key for key, _ in RUN_FIELDS)]
         runs_info = {int(info["num_fewshot"]): info for info in mine[columns].to_dict("records")}
     settings = sorted(runs_info)
@@ -713,8 +715,7 @@ def _plain(value: object) -> str:
 
 def model_header_markdown(board: Board, run: tuple[str, str, str]) -> str:
     model, revision, precision = run
-    runs = board.runs
-    mine = runs[(runs["model"] == model) & (runs["revision"] == revision) & (runs["precision"] == precision)]
+    mine = _of_run(board.runs, run)
     if mine.empty:
         return "Pick a model."
     first = mine.iloc[0]
@@ -731,14 +732,7 @@ def model_header_markdown(board: Board, run: tuple[str, str, str]) -> str:
 
 
 def details_path_of(board: Board, run: tuple[str, str, str], num_fewshot: int) -> str | None:
-    runs = board.runs
-    model, revision, precision = run
-    mine = runs[
-        (runs["model"] == model)
-        & (runs["revision"] == revision)
-        & (runs["precision"] == precision)
-        & (runs["num_fewshot"] == num_fewshot)
-    ]
+    mine = _of_run(board.runs, run, num_fewshot)
     if mine.empty or "details_path" not in mine.columns:
         return None
     value = mine.iloc[0]["details_path"]
@@ -887,7 +881,9 @@ def radar_data(
         row = _run_row(rows, run)
         if row is None:
             continue
-        out[labels.get(run_key(*run), run[0])] = [_num(row.get(f"{t.id}_cps")) for t in SUITE]
+        out[labels.get(run_key(*run), run[0])] = [
+            _num(row.get(task_column(t.id, Aggregate.CPS))) for t in SUITE
+        ]
     return out
 
 

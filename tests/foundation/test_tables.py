@@ -144,3 +144,17 @@ def test_all_prompts_table_has_one_row_per_task_setting_and_prompt(paper_store: 
 def test_unknown_task_in_prompt_table_fails_with_a_suggestion(paper_store: LocalStorage) -> None:
     with pytest.raises(LookupError, match="Did you mean sum"):
         prompt_table(load_results(paper_store), "summ", 0)
+
+
+def test_spread_column_is_maxp_minus_avgp_from_the_scoring_module_unrounded() -> None:
+    from leaderboard import tables
+    from leaderboard.scoring import percent, score_task
+    from leaderboard.suite import get_task
+
+    task = get_task("te")
+    prompts = {p.id: 0.1 + 0.01 * i for i, p in enumerate(task.prompts)}
+    result = score_task(task, prompts)
+    assert result.maxp is not None and result.avgp is not None
+    row = tables._ranking_row(dict.fromkeys(tables._RUN_FIELDS), {"te": prompts})
+    assert row[task_column("te", Aggregate.SPREAD)] == percent(result.maxp - result.avgp)
+    assert row[task_column("wic", Aggregate.SPREAD)] is None  # no scores: missing, never 0

@@ -291,3 +291,46 @@ def test_the_store_is_read_outside_the_lock_every_handler_shares(tmp_path: Path)
     ctx.refresh()
     ctx.fresh()
     assert results.lock_held_during_read and not any(results.lock_held_during_read)
+
+
+def _spread_store(tmp_path: Path) -> views.Board:
+    """One run whose TE prompts give MaxP 12.345 % and AvgP 12.334 %: 0.011 points apart, but
+    12.35 − 12.33 = 0.02 once each is rounded for display."""
+    from leaderboard.schema import PromptScore
+    from leaderboard.suite import get_task
+
+    results = _results("spread-org/spread-model", 0.5)
+    prompts = [p.id for p in get_task("te").prompts]
+    best, avg = 0.12345, 0.12334
+    rest = (avg * len(prompts) - best) / (len(prompts) - 1)
+    results.tasks["te"].prompts = {
+        pid: PromptScore(score=best if i == 0 else rest) for i, pid in enumerate(prompts)
+    }
+    store = LocalStorage(tmp_path / "results")
+    store.write(results_file_path(results, FINISHED_AT), results.to_json())
+    return views.Board(load_results(store))
+
+
+def test_prompt_sensitivity_is_taken_from_the_unrounded_scores_not_the_shown_maxp_and_avgp(
+    tmp_path: Path,
+) -> None:
+    board = _spread_store(tmp_path)
+    run = ("spread-org/spread-model", "abcdef1234567890", "bfloat16")
+    row = tables.ranking_table(board.loaded, 0).iloc[0]
+    assert round(row["te_maxp"] - row["te_avgp"], 2) == 0.02  # what re-deriving from the display gave
+    expected = row[tables.task_column("te", tables.Aggregate.SPREAD)]
+    assert expected == 0.01
+    settings = views.model_settings_view(board, run).set_index("Task")
+    assert settings.loc["TE", "MaxP − AvgP 0-shot"] == expected
+    spread = views.sensitivity_data(board, 0).set_index("Task")
+    assert spread.loc["TE", "Spread"] == expected
+
+
+def test_views_build_no_task_column_name_by_hand_and_look_runs_up_in_one_place() -> None:
+    import inspect
+    import re
+
+    source = inspect.getsource(views)
+    hand_built = re.findall(r'f"\{task(?:_id|\.id)\}_', source)
+    assert hand_built == [], "use tables.task_column(task_id, Aggregate.X)"
+    assert source.count('["revision"] == revision') == 1, "one run lookup helper"
