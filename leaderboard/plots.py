@@ -64,19 +64,28 @@ def cps_vs_params(ranking: pd.DataFrame, avg_column: str = views.AVG) -> go.Figu
 
 
 def radar(per_task: dict[str, list[float | None]], task_labels: list[str]) -> go.Figure:
-    """Per-task CPS of up to six models, one closed polygon each."""
+    """Per-task CPS of up to six models, one closed polygon each.
+
+    A task without a score is a gap in the polygon (never drawn as 0); its hover text says
+    "no score" and the legend entry names the tasks missing.
+    """
     title = "Per-task CPS"
     if not per_task:
         return _empty(title, "Choose up to six models.")
     fig = go.Figure()
     for name, values in list(per_task.items())[:MAX_RADAR_MODELS]:
-        r = [v if v is not None else 0.0 for v in values]
+        missing = [label for label, v in zip(task_labels, values, strict=True) if v is None]
+        legend = _safe(name) + (f" (no score: {_safe(', '.join(missing))})" if missing else "")
+        shown = [("no score" if v is None else f"{v:.2f}") + f" · {_safe(name)}" for v in values]
         fig.add_trace(
             go.Scatterpolar(
-                r=[*r, r[0]],
+                r=[*values, values[0]],
                 theta=[*task_labels, task_labels[0]],
+                text=[*shown, shown[0]],
+                hovertemplate="%{theta}: %{text}<extra></extra>",
+                connectgaps=False,
                 fill="toself",
-                name=_safe(name),
+                name=legend,
                 opacity=0.55,
             )
         )

@@ -334,3 +334,14 @@ def test_views_build_no_task_column_name_by_hand_and_look_runs_up_in_one_place()
     hand_built = re.findall(r'f"\{task(?:_id|\.id)\}_', source)
     assert hand_built == [], "use tables.task_column(task_id, Aggregate.X)"
     assert source.count('["revision"] == revision') == 1, "one run lookup helper"
+
+
+def test_radar_leaves_a_gap_for_a_missing_task_and_says_so_never_zero() -> None:
+    labels = ["WiC", "TE", "SA"]
+    fig = plots.radar({"org/partial": [40.0, None, 60.0], "org/full": [10.0, 20.0, 30.0]}, labels)
+    partial, full = fig.data
+    assert list(partial.r) == [40.0, None, 60.0, 40.0]  # a gap, not 0
+    assert partial.connectgaps is False
+    assert "TE" in partial.name and "no score" in partial.name
+    assert partial.text[1].startswith("no score")
+    assert full.name == "org/full" and None not in list(full.r)
