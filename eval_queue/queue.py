@@ -29,6 +29,7 @@ cannot starve someone who queued one.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -123,15 +124,19 @@ class RequestQueue:
         self.max_attempts = max_attempts
         self._clock = clock
         # path -> (version, parsed request or its problem): re-parse only what changed.
+        # UI handlers list from several threads: the lock guards the cache's mutations
+        # (reads and parses run outside it; a lost race only costs a re-parse).
         self._parsed: dict[str, tuple[str, EvalRequest | MalformedFileError]] = {}
+        self._parsed_lock = threading.Lock()
 
     # -- reading -----------------------------------------------------------------
 
     def listing(self) -> QueueListing:
         """All requests, sorted by id; unreadable files are reported in ``problems`` and skipped."""
         versions = self.storage.versions()
-        for gone in self._parsed.keys() - versions.keys():
-            del self._parsed[gone]
+        with self._parsed_lock:
+            for gone in self._parsed.keys() - versions.keys():
+                self._parsed.pop(gone, None)
         requests: list[EvalRequest] = []
         problems: list[MalformedFileError] = []
         for path, version in sorted(versions.items()):
@@ -300,7 +305,8 @@ class RequestQueue:
             return None
         if isinstance(outcome, MalformedFileError):
             logger.warning("skipping malformed request file %s", outcome)
-        self._parsed[path] = (version, outcome)
+        with self._parsed_lock:
+            self._parsed[path] = (version, outcome)
         return outcome
 
     def _load(self, path: str) -> EvalRequest | MalformedFileError | None:

@@ -238,3 +238,39 @@ def test_claims_interleave_submitters(queue: RequestQueue) -> None:
     while (claimed := queue.claim_next("w", lease_s=60)) is not None:
         order.append(claimed.model)
     assert order == ["bob/m0", "carol/m", "bob/m1", "bob/m2"]
+
+
+def test_listing_from_several_threads_while_a_file_disappears_does_not_break(store: Storage) -> None:
+    import contextlib
+    import threading
+
+    queue = RequestQueue(store)
+    gone = queue.add(make_request("org/gone"))
+    queue.add(make_request("org/kept", minutes=1))
+    queue.listing()  # both cached
+    store.delete(gone.path)
+    both_pruning = threading.Barrier(2)
+
+    class RacyCache(dict):  # type: ignore[type-arg]
+        def keys(self):  # type: ignore[no-untyped-def]
+            # Let both threads decide what to prune before either prunes.
+            snapshot = set(super().keys())
+            with contextlib.suppress(threading.BrokenBarrierError):
+                both_pruning.wait(timeout=1)
+            return snapshot
+
+    queue._parsed = RacyCache(queue._parsed)
+    errors: list[BaseException] = []
+
+    def list_once() -> None:
+        try:
+            assert [r.model for r in queue.listing().requests] == ["org/kept"]
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=list_once) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
