@@ -82,21 +82,23 @@ class QueueListing:
 def fair_order(requests: Iterable[EvalRequest]) -> list[EvalRequest]:
     """The PENDING requests in the order workers take them (rule in the module docstring)."""
     requests = list(requests)
-    busy = Counter(_submitter(r) for r in requests if r.status is Status.RUNNING)
+    busy = Counter(submitter_key(r.submitted_by) for r in requests if r.status is Status.RUNNING)
     pending = sorted(
         (r for r in requests if r.status is Status.PENDING), key=lambda r: (r.submitted_at, r.request_id)
     )
     ranked: list[tuple[int, datetime, str, EvalRequest]] = []
     for request in pending:
-        who = _submitter(request)
+        who = submitter_key(request.submitted_by)
         ranked.append((busy[who], request.submitted_at, request.request_id, request))
         busy[who] += 1
     ranked.sort(key=lambda item: item[:3])
     return [item[3] for item in ranked]
 
 
-def _submitter(request: EvalRequest) -> str:
-    return request.submitted_by.strip().casefold()
+def submitter_key(submitted_by: str) -> str:
+    """The form of a submitter's name under which their requests count together
+    (fair order, rate limit): surrounding space dropped, case folded."""
+    return submitted_by.strip().casefold()
 
 
 def path_of(request_id: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundError, SubmissionRejected
-from eval_queue.queue import RequestQueue
+from eval_queue.queue import HISTORY_LIMIT, RequestQueue, submitter_key
 from eval_queue.requests import (
     FEWSHOT_SETTINGS,
     EvalRequest,
@@ -227,11 +227,11 @@ def _check_rate_limit(
     existing: list[EvalRequest], submitter: str, adding: int, settings: Settings, now: datetime
 ) -> None:
     window = timedelta(seconds=settings.submission_period_s)
-    who = submitter.casefold()
+    who = submitter_key(submitter)
     recent = sorted(
         r.submitted_at
         for r in existing
-        if r.submitted_by.strip().casefold() == who and now - window < r.submitted_at <= now
+        if submitter_key(r.submitted_by) == who and now - window < r.submitted_at <= now
     )
     limit, period = settings.submission_limit, _duration(window)
     if len(recent) + adding <= limit:
@@ -277,7 +277,7 @@ def _resubmit(queue: RequestQueue, request: EvalRequest) -> EvalRequest:
         old = EvalRequest.from_json(data, request.path)
         if old.status in DUPLICATE_STATUSES:
             raise AlreadyExistsError(f"{request.request_id} is {old.status.value} again")
-        history = [*old.history, *request.history][-50:]
+        history = [*old.history, *request.history][-HISTORY_LIMIT:]
         return request.model_copy(update={"history": history}).to_json()
 
     data = queue.storage.update(request.path, change, message=f"Resubmit {request.request_id}")

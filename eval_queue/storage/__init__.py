@@ -11,10 +11,11 @@ import logging
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Storage, Stores, Transform
 from eval_queue.storage.local import LocalStorage
+from eval_queue.storage.paths import DETAILS_FOLDER
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LocalStorage", "Storage", "Stores", "Transform", "open_stores"]
+__all__ = ["DETAILS_FOLDER", "LocalStorage", "Storage", "Stores", "Transform", "open_stores"]
 
 
 def open_stores(settings: Settings) -> Stores:

@@ -40,11 +40,10 @@ from eval_queue.hubclient import transport_errors
 from eval_queue.redact import redact
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Stores, Transform
-from eval_queue.storage.paths import check_path, check_prefix, is_hidden
+from eval_queue.storage.paths import DETAILS_FOLDER, check_path, check_prefix, is_hidden
 
 logger = logging.getLogger(__name__)
 
-DETAILS_FOLDER = "details/"
 
 
 class _Stale(Exception):

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from eval_queue.errors import StorageError
 
+# On the hub the details store is this folder of the results repo; results readers skip it.
+DETAILS_FOLDER = "details/"
+
 
 def check_path(path: str) -> str:
     """Return ``path`` if it is a safe relative store path, else raise ``StorageError``.

@@ -10,7 +10,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from eval_queue.errors import SubmissionRejected
-from eval_queue.queue import RequestQueue
+from eval_queue.queue import RequestQueue, submitter_key
 from eval_queue.requests import ModelType, Precision, Status
 from eval_queue.resolver import CacheModelResolver, FallbackResolver, HubModelResolver
 from eval_queue.settings import Settings
@@ -154,6 +154,16 @@ def test_submitter_is_rate_limited_over_the_period(
     assert offer(queue, settings, SubmissionForm(MODEL, submitted_by="carol"))
     later = NOW + timedelta(days=7, minutes=1)
     assert offer(queue, settings, SubmissionForm(MODEL, submitted_by="bob", num_fewshot=(5,)), now=later)
+
+
+def test_rate_limit_and_fair_order_group_submitters_by_the_same_key(
+    queue: RequestQueue, settings: Settings, cache: Path
+) -> None:
+    for i, name in enumerate(("Dana", " dana ", "DANA")):
+        make_cache_entry(cache, f"org/d{i}")
+        offer(queue, settings, SubmissionForm(f"org/d{i}", submitted_by=name), now=NOW - timedelta(minutes=i))
+    assert len({submitter_key(r.submitted_by) for r in queue.listing().requests}) == 1
+    assert refused(queue, settings, SubmissionForm(MODEL, submitted_by="dAnA")).startswith("rate limit:")
 
 
 def test_hub_resolver_pins_the_head_and_reads_metadata(fake_hub: FakeHub) -> None:
