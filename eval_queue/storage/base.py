@@ -33,8 +33,9 @@ class Storage(Protocol):
     def versions(self, prefix: str = "") -> dict[str, str]:
         """``{path: version}`` for all files under ``prefix``.
 
-        The version is opaque (local: mtime and size; hub: the blob id) and changes
-        whenever the content does, so readers can re-parse only what changed.
+        The version is opaque (local: mtime, size and inode, which changes on every
+        atomic replace; hub: the blob id) and changes whenever the content does, so
+        readers can re-parse only what changed.
         """
         ...
 
@@ -53,8 +54,10 @@ class Storage(Protocol):
     def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
         """Compare-and-swap: read, transform, write only if nobody changed it meanwhile.
 
-        Retries (re-reading) on a lost race with backoff, then raises ``ConflictError``.
-        Returns the bytes written.
+        Local: serialised by a per-path file lock, so no race is lost; ``ConflictError``
+        if the lock cannot be had within the lock timeout.  Hub: a conditional commit,
+        retried (re-reading and re-transforming) with backoff on a lost race, then
+        ``ConflictError``.  Returns the bytes written.
         """
         ...
 
