@@ -368,6 +368,8 @@ def _publish(stores: Stores, queue: RequestQueue, request: EvalRequest, config: 
         stores.results.write(evaluation.results_path, evaluation.results.to_json(), message=f"Results of {rid}")
     except StorageError as exc:
         raise StageError("publishing the results", exc) from exc
+    # A LeaseLostError here (lost while uploading) reaches run_once's failure handler, whose
+    # ``fail`` is refused too: the outcome is LEASE_LOST and no request points at the upload.
     queue.finish(rid, config.worker_id, evaluation.results_path)
 
 
