@@ -91,6 +91,7 @@ class HubRepo:
     write_staleness_s: float = 0.5
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     _snapshot: _Snapshot | None = field(default=None, init=False, repr=False)
+    # Contents by blob id, only for blobs of the current tree (older ones are dropped).
     _blobs: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
 
@@ -109,7 +110,7 @@ class HubRepo:
             if known and known.head == head:
                 known.taken_at = time.monotonic()
                 return known
-            self._snapshot = _Snapshot(head, self._list_tree(head), time.monotonic())
+            self._adopt(_Snapshot(head, self._list_tree(head), time.monotonic()))
             return self._snapshot
 
     def content(self, snapshot: _Snapshot, path: str) -> bytes:
@@ -216,7 +217,14 @@ class HubRepo:
         else:
             tree.pop(operation.path_in_repo, None)
         with self._lock:
-            self._snapshot = _Snapshot(new_head, tree, time.monotonic())
+            self._adopt(_Snapshot(new_head, tree, time.monotonic()))
+
+    def _adopt(self, snapshot: _Snapshot) -> None:
+        """Make ``snapshot`` current and forget the blobs no longer in its tree (under the lock)."""
+        self._snapshot = snapshot
+        live = set(snapshot.tree.values())
+        if any(blob not in live for blob in self._blobs):
+            self._blobs = {blob: data for blob, data in self._blobs.items() if blob in live}
 
     # -- helpers -----------------------------------------------------------------
 

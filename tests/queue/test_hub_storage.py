@@ -127,3 +127,14 @@ def test_offline_mode_is_reported_as_a_storage_error(
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     with pytest.raises(StorageError, match="offline"):
         store.list()
+
+
+def test_the_blob_cache_keeps_only_the_contents_of_the_current_tree(fake_hub: FakeHub, tmp_path: Path) -> None:
+    writer, reader = hub_store(fake_hub, tmp_path), hub_store(fake_hub, tmp_path)
+    for version in range(5):
+        writer.write("a.json", b"v%d" % version)
+        writer.write(f"old{version}.json", b"gone")
+        writer.delete(f"old{version}.json")
+        assert reader.read("a.json") == b"v%d" % version
+    assert list(reader.repo._blobs.values()) == [b"v4"]
+    assert list(writer.repo._blobs.values()) == [b"v4"]
