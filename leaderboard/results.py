@@ -24,6 +24,7 @@ import pandas as pd
 
 from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.storage.base import Storage
+from eval_queue.storage.paths import DETAILS_FOLDER
 from leaderboard.schema import ModelInfo, ResultsFile, RunInfo
 from leaderboard.suite import TASKS
 
@@ -66,8 +67,6 @@ SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr",
 # One score row of a file, without its run key: task, prompt, score, stderr, n.
 _ScoreRow = tuple[str, str, float | None, float | None, int | None]
 
-# On the hub the results repo also holds per-sample outputs under this folder.
-_DETAILS_FOLDER = "details/"
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,7 @@ class LoadedResults:
 def is_results_file(path: str) -> bool:
     """``org/model/results_<ts>.json`` — anything else in the store is not ours to parse."""
     name = posixpath.basename(path)
-    return not path.startswith(_DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
+    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
 
 
 def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedResults:
