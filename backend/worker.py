@@ -249,8 +249,15 @@ class _SignalGate:
     def __init__(self) -> None:
         self.armed = False
         self.pending: int | None = None
+        self._owner_pid = os.getpid()
 
     def interrupted(self, signum: int, _frame: Any) -> None:
+        if os.getpid() != self._owner_pid:
+            # A process forked by the harness (lm-eval's bootstrap pool) inherited this
+            # handler; its parent stops it with SIGTERM, which must simply end it.
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         if not self.armed:
             self.pending = self.pending or signum
             log.warning("%s received: finishing the current step first", signal.Signals(signum).name)

@@ -416,3 +416,23 @@ def test_cli_once_masks_the_configured_token_in_the_failure_it_records(
 
     raw = stores.requests.read(added.path).decode()
     assert secret not in raw and "401 Unauthorized for token ***" in raw
+
+
+def test_a_process_forked_during_the_run_dies_quietly_on_sigterm() -> None:
+    # lm-eval's bootstrap pool forks workers that inherit the worker's SIGTERM handler and
+    # stops them with SIGTERM. Raising WorkerInterrupted in such a child (instead of dying
+    # of the signal) could leave a pool lock held and hang the whole run.
+    import multiprocessing
+
+    from backend.worker import _signal_gate
+
+    with _signal_gate() as gate:
+        assert gate is not None
+        gate.armed = True
+        child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
+        child.start()
+        time.sleep(0.2)
+        child.terminate()
+        child.join(10)
+        assert child.exitcode == -signal.SIGTERM  # killed by the signal, no exception raised
+        assert gate.armed  # the parent was not interrupted by its child's signal
