@@ -151,7 +151,8 @@ def ranking_table(
 
     Models without a score for every task are kept (their averages empty, no rank) so
     the UI can show them; non-comparable runs (``limit`` set or non-hub data) are left
-    out unless ``include_noncomparable``.  Columns: :data:`RANKING_COLUMNS`.
+    out unless ``include_noncomparable``, and even then get no rank.
+    Columns: :data:`RANKING_COLUMNS`.
     """
     runs = _selected_runs(loaded, num_fewshot, include_noncomparable)
     by_run = loaded.prompt_scores
@@ -164,7 +165,9 @@ def ranking_table(
     table = table.sort_values(
         ["num_fewshot", "_sort", "model"], ascending=[True, False, True], na_position="last", kind="stable"
     )
-    ranks = table.groupby("num_fewshot")["_sort"].rank(method="min", ascending=False)
+    # Only comparable runs earn a rank: a sample or limited run is listed, never placed.
+    rankable = table["_sort"].where(table["comparable"].astype(bool))
+    ranks = rankable.groupby(table["num_fewshot"]).rank(method="min", ascending=False)
     table.insert(0, RANK_COLUMN, ranks.astype("Int64"))
     return table.drop(columns="_sort").reset_index(drop=True)
 

@@ -105,6 +105,9 @@ def test_noncomparable_runs_stay_off_the_ranking_unless_asked(paper_store: Local
     assert "someone/tiny" not in set(ranking_table(loaded, 0)["model"])
     with_sample = ranking_table(loaded, 0, include_noncomparable=True).set_index("model")
     assert not with_sample.loc["someone/tiny", "comparable"]
+    # Listed when asked for, but never placed: the comparable runs keep ranks 1..6.
+    assert pd.isna(with_sample.loc["someone/tiny", "rank"])
+    assert sorted(with_sample["rank"].dropna().astype(int)) == [1, 2, 3, 4, 5, 6]
     assert prompt_table(loaded, "te", 0).loc[0, "n_models"] == 6
 
 
