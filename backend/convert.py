@@ -64,7 +64,10 @@ def _number(value: Any) -> float | None:
 
 
 def harness_score(
-    results: Mapping[str, Mapping[str, Any]], n_samples: Mapping[str, Mapping[str, int]], name: str, metric: str
+    results: Mapping[str, Mapping[str, Any]],
+    n_samples: Mapping[str, Mapping[str, int]],
+    name: str,
+    metric: str,
 ) -> HarnessScore:
     """The score of one harness task; :class:`IncompleteRunError` says what is wrong."""
     entry = results.get(name)
@@ -153,7 +156,9 @@ def build_results_file(
     suite: Sequence[TaskSpec] = SUITE,
 ) -> ResultsFile:
     """The results file of one run (validated by the schema)."""
-    return ResultsFile(model=model_info(request, architecture), run=run, tasks=task_results(results, n_samples, suite))
+    return ResultsFile(
+        model=model_info(request, architecture), run=run, tasks=task_results(results, n_samples, suite)
+    )
 
 
 # --------------------------------------------------------------------------- details
@@ -196,11 +201,15 @@ def _gen_record(sample: Mapping[str, Any], metric: str) -> DetailRecord:
     )
 
 
-def detail_records(task: TaskSpec, harness: HarnessTask, samples: Iterable[Mapping[str, Any]]) -> list[DetailRecord]:
+def detail_records(
+    task: TaskSpec, harness: HarnessTask, samples: Iterable[Mapping[str, Any]]
+) -> list[DetailRecord]:
     """Per-sample records of one harness task (NER records carry their ``part``)."""
     records = []
     for sample in samples:
-        record = _mc_record(sample) if task.kind is TaskKind.MULTIPLE_CHOICE else _gen_record(sample, task.metric)
+        record = (
+            _mc_record(sample) if task.kind is TaskKind.MULTIPLE_CHOICE else _gen_record(sample, task.metric)
+        )
         if harness.part is not None:
             record = record.model_copy(update={"part": harness.part})
         records.append(record)
@@ -221,7 +230,9 @@ def details_files(
             lines: list[str] = []
             for harness in prompt.harness_tasks:
                 for record in detail_records(task, harness, samples.get(harness.name, ())):
-                    lines.append(json.dumps(record.model_dump(mode="json", exclude_none=True), ensure_ascii=False))
+                    lines.append(
+                        json.dumps(record.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+                    )
             if not lines:
                 raise IncompleteRunError(f"no per-sample outputs for {task.id}/{prompt.id}")
             files[f"{folder}/{details_file_name(task.id, prompt.id)}"] = ("\n".join(lines) + "\n").encode()

@@ -137,7 +137,9 @@ def snapshot_is_complete(snapshot: Path) -> bool:
     return all((snapshot / name).is_file() for name in REQUIRED_FILES)
 
 
-def install_snapshot(source: Path, model_id: str, revision: str, cache_dir: Path, *, ref: str = "main") -> Path:
+def install_snapshot(
+    source: Path, model_id: str, revision: str, cache_dir: Path, *, ref: str = "main"
+) -> Path:
     """Copy the files of ``source`` into the hub cache as ``model_id`` at ``revision``.
 
     Lays out ``blobs/<sha256>``, ``snapshots/<revision>/<name>`` (relative symlinks to the
@@ -196,9 +198,13 @@ def _convert_gguf(gguf: Path, out_dir: Path, revision: str) -> None:
     parsed = load_gguf_checkpoint(str(gguf), return_tensors=True, model_to_load=model)
     result = model.load_state_dict(parsed["tensors"], strict=False)
     unexpected = list(result.unexpected_keys)
-    missing = [key for key in result.missing_keys if not (config.tie_word_embeddings and key == "lm_head.weight")]
+    missing = [
+        key for key in result.missing_keys if not (config.tie_word_embeddings and key == "lm_head.weight")
+    ]
     if missing or unexpected:
-        raise EmbeddedModelError(f"GGUF tensors do not match the model: missing {missing}, unexpected {unexpected}")
+        raise EmbeddedModelError(
+            f"GGUF tensors do not match the model: missing {missing}, unexpected {unexpected}"
+        )
     model.tie_weights()
     model = model.to(torch.bfloat16)
     model.config.dtype = torch.bfloat16
@@ -249,7 +255,10 @@ def smoke_generate(model_id: str, revision: str, prompt: str, max_new_tokens: in
     tokenizer = AutoTokenizer.from_pretrained(model_id, revision=revision)
     model = AutoModelForCausalLM.from_pretrained(model_id, revision=revision, dtype="float32")
     inputs = tokenizer.apply_chat_template(
-        [{"role": "user", "content": prompt}], add_generation_prompt=True, return_tensors="pt", return_dict=True
+        [{"role": "user", "content": prompt}],
+        add_generation_prompt=True,
+        return_tensors="pt",
+        return_dict=True,
     )
     output = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False)
     return tokenizer.decode(output[0][inputs["input_ids"].shape[1] :], skip_special_tokens=True)

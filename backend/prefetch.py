@@ -26,7 +26,16 @@ from leaderboard.suite import SUITE
 
 log = logging.getLogger(__name__)
 
-MODEL_PATTERNS = ("*.json", "*.safetensors", "*.model", "*.txt", "*.jinja", "*.tiktoken", "tokenizer*", "README.md")
+MODEL_PATTERNS = (
+    "*.json",
+    "*.safetensors",
+    "*.model",
+    "*.txt",
+    "*.jinja",
+    "*.tiktoken",
+    "tokenizer*",
+    "README.md",
+)
 
 
 def suite_datasets() -> list[tuple[str, str | None]]:
@@ -41,7 +50,11 @@ def suite_datasets() -> list[tuple[str, str | None]]:
 
 
 def _offline_hint() -> str:
-    flags = [name for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE") if os.environ.get(name, "").lower() in {"1", "true", "yes"}]
+    flags = [
+        name
+        for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+        if os.environ.get(name, "").lower() in {"1", "true", "yes"}
+    ]
     if flags:
         return f" ({' and '.join(flags)} set: prefetch needs the hub; run it on a connected machine without them)"
     return " (is the hub reachable from this machine? prefetch must run where it is)"

@@ -65,6 +65,8 @@ TORCH_SEED = 1234
 FEWSHOT_SEED = 1234
 
 __all__ = ["BACKENDS", "CPU_BATCH_SIZE", "HarnessError", "ModelRef", "RunOptions", "run_harness"]
+
+
 @dataclass
 class RunRecord:
     """What ran, for the results file's ``run`` block (no secrets in here)."""
@@ -242,7 +244,9 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
     for kind in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
         original = getattr(lm, kind)
 
-        def wrapped(requests: Any, *args: Any, _original: Any = original, _kind: str = kind, **kwargs: Any) -> Any:
+        def wrapped(
+            requests: Any, *args: Any, _original: Any = original, _kind: str = kind, **kwargs: Any
+        ) -> Any:
             tracker.start_phase(_kind, requests)
             try:
                 return _original(requests, *args, **kwargs)
@@ -333,7 +337,11 @@ def describe_hardware(device: str) -> str:
 def _versions() -> dict[str, str]:
     import transformers
 
-    found = {"lm_eval": lm_eval.__version__, "torch": torch.__version__, "transformers": transformers.__version__}
+    found = {
+        "lm_eval": lm_eval.__version__,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+    }
     try:
         import datasets
 
@@ -374,7 +382,11 @@ def _load_model(model_args: str, options: RunOptions, device: str, batch_size: s
                 "it is not part of requirements-backend.txt"
             ) from exc
     model_class = get_model(options.backend)
-    extra: dict[str, Any] = {"batch_size": batch_size, "max_batch_size": options.max_batch_size, "device": device}
+    extra: dict[str, Any] = {
+        "batch_size": batch_size,
+        "max_batch_size": options.max_batch_size,
+        "device": device,
+    }
     try:
         return model_class.create_from_arg_string(model_args, extra)
     except EvalitaError:
@@ -397,7 +409,9 @@ def _name_failures(name: str, task: Any) -> None:
                 return _original(*args, **kwargs)
             except Exception as exc:
                 stage = "building its prompts" if _method == "build_all_requests" else "scoring an answer"
-                raise TaskFailedError(f"task {name} failed while {stage}: {type(exc).__name__}: {exc}") from exc
+                raise TaskFailedError(
+                    f"task {name} failed while {stage}: {type(exc).__name__}: {exc}"
+                ) from exc
 
         setattr(task, method, wrapped)
 
@@ -436,7 +450,15 @@ def run_harness(
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     _seed_everything()
-    log.info("loading %s@%s (%s, %s, %s) on %s", model.model_id, model.revision, options.backend, dtype, batch_size, device)
+    log.info(
+        "loading %s@%s (%s, %s, %s) on %s",
+        model.model_id,
+        model.revision,
+        options.backend,
+        dtype,
+        batch_size,
+        device,
+    )
     lm = _load_model(model_args, options, device, batch_size)
     model_load_s = time.perf_counter() - t0
     tracker = ProgressTracker(options.progress_interval_s)
@@ -445,7 +467,9 @@ def run_harness(
 
     # lm-eval logs every task it indexes and selects at INFO: keep the log (and the
     # FAILED request's log tail) for what matters.
-    logging.getLogger("lm_eval").setLevel(max(logging.WARNING, logging.getLogger("lm_eval").getEffectiveLevel()))
+    logging.getLogger("lm_eval").setLevel(
+        max(logging.WARNING, logging.getLogger("lm_eval").getEffectiveLevel())
+    )
     evaluator_log = logging.getLogger("lm_eval.evaluator")
     if not any(isinstance(f, _RoutineWarnings) for f in evaluator_log.filters):
         evaluator_log.addFilter(_RoutineWarnings())
@@ -482,7 +506,8 @@ def run_harness(
         device=device,
         dtype=dtype,
         batch_size=batch_size,
-        batch_size_used=sorted(set(tokens.detected_batch_sizes)) or ([batch_size] if isinstance(batch_size, int) else []),
+        batch_size_used=sorted(set(tokens.detected_batch_sizes))
+        or ([batch_size] if isinstance(batch_size, int) else []),
         chat_template=options.apply_chat_template,
         num_fewshot=num_fewshot,
         limit=options.limit,

@@ -181,7 +181,9 @@ def failure_reason(exc: BaseException, tail: str) -> str:
     stage = exc.stage if isinstance(exc, StageError) else "worker"
     cause = exc.cause if isinstance(exc, StageError) else exc
     frames = traceback.extract_tb(cause.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    where = (
+        f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    )
     lines = [f"{stage} failed: {type(cause).__name__}: {cause}{where}"]
     chain = cause.__cause__ or cause.__context__
     if chain is not None:
@@ -202,7 +204,9 @@ class Heartbeat:
     unexpected exceptions are logged with their traceback and retried too.
     """
 
-    def __init__(self, queue: RequestQueue, request_id: str, config: WorkerConfig, *, interrupt_main: bool) -> None:
+    def __init__(
+        self, queue: RequestQueue, request_id: str, config: WorkerConfig, *, interrupt_main: bool
+    ) -> None:
         self._queue = queue
         self._request_id = request_id
         self._config = config
@@ -297,7 +301,9 @@ def _disarm(gate: _SignalGate | None) -> None:
 # --------------------------------------------------------------------------- one job
 
 
-def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate: Evaluator | None = None) -> Outcome:
+def run_once(
+    stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate: Evaluator | None = None
+) -> Outcome:
     """Claim and run at most one request; see the module docstring for the outcomes."""
     evaluate = evaluate or _evaluate
     try:
@@ -309,7 +315,14 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
         log.info("nothing to do: no PENDING request")
         return Outcome.NOTHING
     rid = request.request_id
-    log.info("claimed %s (%s@%s, %s, %d-shot)", rid, request.model, request.revision, request.precision, request.num_fewshot)
+    log.info(
+        "claimed %s (%s@%s, %s, %d-shot)",
+        rid,
+        request.model,
+        request.revision,
+        request.precision,
+        request.num_fewshot,
+    )
     with _captured_log() as tail, _signal_gate() as gate:
         heartbeat = Heartbeat(queue, rid, config, interrupt_main=gate is not None).start()
         try:
@@ -350,7 +363,11 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
                 log.error("could not mark %s FAILED: %s", rid, lost)
                 return Outcome.LEASE_LOST
             except StorageError as unavailable:
-                log.error("could not mark %s FAILED (it stays RUNNING until its lease expires): %s", rid, unavailable)
+                log.error(
+                    "could not mark %s FAILED (it stays RUNNING until its lease expires): %s",
+                    rid,
+                    unavailable,
+                )
                 return Outcome.STORE_UNAVAILABLE
             return Outcome.FAILED
         finally:
@@ -361,7 +378,9 @@ def run_once(stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate
     return Outcome.FINISHED
 
 
-def _publish(stores: Stores, queue: RequestQueue, request: EvalRequest, config: WorkerConfig, evaluation: Evaluation) -> None:
+def _publish(
+    stores: Stores, queue: RequestQueue, request: EvalRequest, config: WorkerConfig, evaluation: Evaluation
+) -> None:
     rid = request.request_id
     try:
         # Still ours?  If not, stop here: nothing is published (LEASE_LOST, not FAILED).
@@ -372,7 +391,9 @@ def _publish(stores: Stores, queue: RequestQueue, request: EvalRequest, config: 
     try:
         for path, data in evaluation.details.items():
             stores.details.write(path, data, message=f"Details of {rid}")
-        stores.results.write(evaluation.results_path, evaluation.results.to_json(), message=f"Results of {rid}")
+        stores.results.write(
+            evaluation.results_path, evaluation.results.to_json(), message=f"Results of {rid}"
+        )
     except StorageError as exc:
         raise StageError("publishing the results", exc) from exc
     # A LeaseLostError here (lost while uploading) reaches run_once's failure handler, whose
@@ -497,8 +518,18 @@ def serve(config: WorkerConfig, once_argv: Sequence[str]) -> ExitCode:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    scheduler.add_job(job, "interval", seconds=config.poll_s, id="poll", max_instances=1, coalesce=True, next_run_time=_now())
-    log.info("worker %s serving: polling every %.0fs (data: %s)", config.worker_id, config.poll_s, config.data)
+    scheduler.add_job(
+        job,
+        "interval",
+        seconds=config.poll_s,
+        id="poll",
+        max_instances=1,
+        coalesce=True,
+        next_run_time=_now(),
+    )
+    log.info(
+        "worker %s serving: polling every %.0fs (data: %s)", config.worker_id, config.poll_s, config.data
+    )
     scheduler.start()
     # The job thread may still wait for a child that is handing its request back.
     deadline = time.monotonic() + 120
@@ -543,7 +574,9 @@ def _batch_size(text: str) -> str | int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("batch size must be 'auto', 'auto:N' or a positive integer") from None
+        raise argparse.ArgumentTypeError(
+            "batch size must be 'auto', 'auto:N' or a positive integer"
+        ) from None
     if value <= 0:
         raise argparse.ArgumentTypeError("batch size must be positive")
     return value
@@ -564,17 +597,33 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"hub | sample | local:<dir> (default: ${DATA_ENV}, else sample)",
     )
-    parser.add_argument("--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)")
-    parser.add_argument("--bootstrap-iters", type=int, default=1000, help="bootstrap draws for stderr (0: none)")
-    parser.add_argument("--batch-size", type=_batch_size, default=None, help="auto | auto:N | N (default: auto on GPU, 4 on CPU)")
+    parser.add_argument(
+        "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
+    )
+    parser.add_argument(
+        "--bootstrap-iters", type=int, default=1000, help="bootstrap draws for stderr (0: none)"
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=_batch_size,
+        default=None,
+        help="auto | auto:N | N (default: auto on GPU, 4 on CPU)",
+    )
     parser.add_argument("--device", default=None, help="cpu | cuda | cuda:N (default: cuda if available)")
     parser.add_argument("--backend", choices=("hf", "vllm"), default="hf", help="harness model backend")
-    parser.add_argument("--apply-chat-template", action="store_true", help="render prompts with the model's chat template")
     parser.add_argument(
-        "--max-gen-toks", type=int, default=None, help="cap generated tokens (smoke tests only; not comparable)"
+        "--apply-chat-template", action="store_true", help="render prompts with the model's chat template"
+    )
+    parser.add_argument(
+        "--max-gen-toks",
+        type=int,
+        default=None,
+        help="cap generated tokens (smoke tests only; not comparable)",
     )
     parser.add_argument("--worker-id", default=f"{socket.gethostname()}-{os.getpid()}")
-    parser.add_argument("--lease-s", type=float, default=DEFAULT_LEASE_S, help="lease length; renewed every third of it")
+    parser.add_argument(
+        "--lease-s", type=float, default=DEFAULT_LEASE_S, help="lease length; renewed every third of it"
+    )
     parser.add_argument("--poll-s", type=float, default=DEFAULT_POLL_S, help="serve: seconds between polls")
     parser.add_argument("--progress-s", type=float, default=30.0, help="seconds between progress lines")
     parser.add_argument("-v", "--verbose", action="store_true")

@@ -54,7 +54,9 @@ def _task_rows(task_ids: list[str], output: Any, wall: float | None) -> list[dic
                 "harness_tasks": len(names),
                 "docs": sum(output.n_samples.get(n, {}).get("effective", 0) for n in names),
                 "requests": sum(progress["task_requests"].get(n, 0) for n in names),
-                "wall_s": wall if wall is not None else sum(progress["task_seconds"].get(n, 0.0) for n in names),
+                "wall_s": wall
+                if wall is not None
+                else sum(progress["task_seconds"].get(n, 0.0) for n in names),
                 "max_score": max(numeric) if numeric else None,
             }
         )
@@ -71,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None)
     parser.add_argument("--fewshot", type=int, default=0, choices=(0, 5))
     parser.add_argument("--single-call", action="store_true", help="one run_harness call for all tasks")
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -91,8 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
 
     task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
-    batch = None if args.batch_size is None else (args.batch_size if args.batch_size.startswith("auto") else int(args.batch_size))
-    options = RunOptions(device=args.device, batch_size=batch, limit=args.limit, bootstrap_iters=0, progress_interval_s=30)
+    batch = (
+        None
+        if args.batch_size is None
+        else (args.batch_size if args.batch_size.startswith("auto") else int(args.batch_size))
+    )
+    options = RunOptions(
+        device=args.device, batch_size=batch, limit=args.limit, bootstrap_iters=0, progress_interval_s=30
+    )
     model = ModelRef(installed.model_id, installed.revision, "bfloat16")
 
     rows: list[dict[str, Any]] = []
@@ -104,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         for group in groups:
             names = [n for t in group for p in TASKS[t].prompts for n in p.harness_task_names]
             t0 = time.perf_counter()
-            output = run_harness(model, names, args.fewshot, options, include_path=override.include_path, log_samples=False)
+            output = run_harness(
+                model, names, args.fewshot, options, include_path=override.include_path, log_samples=False
+            )
             wall = time.perf_counter() - t0
             record = output.record
             progress = record.progress
@@ -127,8 +139,12 @@ def main(argv: list[str] | None = None) -> int:
                         model_load_s=record.model_load_s,
                         forward_tokens=run["forward_tokens"],
                         generated_tokens=run["generated_tokens"],
-                        forward_tok_s=run["forward_tokens"] / run["loglikelihood_s"] if run["loglikelihood_s"] else None,
-                        generated_tok_s=run["generated_tokens"] / run["generate_s"] if run["generate_s"] else None,
+                        forward_tok_s=run["forward_tokens"] / run["loglikelihood_s"]
+                        if run["loglikelihood_s"]
+                        else None,
+                        generated_tok_s=run["generated_tokens"] / run["generate_s"]
+                        if run["generate_s"]
+                        else None,
                     )
             rows.extend(group_rows)
     total = time.perf_counter() - started
@@ -154,8 +170,12 @@ def main(argv: list[str] | None = None) -> int:
         "tasks": rows,
         "runs": runs,
     }
-    summary["forward_tok_s"] = summary["forward_tokens"] / summary["loglikelihood_s"] if summary["loglikelihood_s"] else None
-    summary["generated_tok_s"] = summary["generated_tokens"] / summary["generate_s"] if summary["generate_s"] else None
+    summary["forward_tok_s"] = (
+        summary["forward_tokens"] / summary["loglikelihood_s"] if summary["loglikelihood_s"] else None
+    )
+    summary["generated_tok_s"] = (
+        summary["generated_tokens"] / summary["generate_s"] if summary["generate_s"] else None
+    )
     _print_table(summary)
     out = args.out or REPO_ROOT / "artifacts" / f"bench_sample_run_{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -169,9 +189,11 @@ def _fmt(value: Any, spec: str) -> str:
 
 
 def _print_table(summary: dict[str, Any]) -> None:
-    print(f"\n{summary['model']} on {summary['hardware']} ({summary['device']}, {summary['dtype']}, "
-          f"batch {summary['batch_size']}), data={summary['data']} limit={summary['limit']} "
-          f"{summary['num_fewshot']}-shot, {summary['harness']}")
+    print(
+        f"\n{summary['model']} on {summary['hardware']} ({summary['device']}, {summary['dtype']}, "
+        f"batch {summary['batch_size']}), data={summary['data']} limit={summary['limit']} "
+        f"{summary['num_fewshot']}-shot, {summary['harness']}"
+    )
     header = f"{'task':<5} {'docs':>5} {'reqs':>6} {'wall s':>8} {'load s':>7} {'fwd tok':>9} {'fwd tok/s':>9} {'gen tok':>8} {'gen tok/s':>9} {'MaxP':>6}"
     print(header)
     print("-" * len(header))

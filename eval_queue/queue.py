@@ -232,7 +232,8 @@ class RequestQueue:
 
     def fail(self, request_id: str, worker_id: str, error: str) -> EvalRequest:
         reason = _clip(
-            redact(error, *self._secrets).strip() or f"the worker {worker_id} reported a failure without a reason"
+            redact(error, *self._secrets).strip()
+            or f"the worker {worker_id} reported a failure without a reason"
         )
 
         def change(request: EvalRequest) -> EvalRequest:

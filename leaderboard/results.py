@@ -68,7 +68,6 @@ SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr",
 _ScoreRow = tuple[str, str, float | None, float | None, int | None]
 
 
-
 @dataclass(frozen=True)
 class RunRecord:
     """What the tables need of one usable results file: its ``model`` and ``run`` blocks and its scores.

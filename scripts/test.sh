@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
 export GRADIO_ANALYTICS_ENABLED=False HF_HUB_DISABLE_TELEMETRY=1
+.venv/bin/ruff format --check .
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest "$@"

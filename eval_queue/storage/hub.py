@@ -45,7 +45,6 @@ from eval_queue.storage.paths import DETAILS_FOLDER, check_path, check_prefix, i
 logger = logging.getLogger(__name__)
 
 
-
 class _Stale(Exception):
     """The commit's parent is no longer the head (HTTP 412): re-read and retry."""
 

@@ -113,7 +113,13 @@ def test_multiple_choice_detail_names_the_picked_and_the_gold_option() -> None:
     [record] = detail_records(te, te.prompts[0].harness_tasks[0], [sample])
 
     assert record == DetailRecord(
-        doc_id=3, input="Domanda?", answer="No", target="No", score=1.0, choices=["Sì", "No"], loglikelihoods=[-3.0, -1.0]
+        doc_id=3,
+        input="Domanda?",
+        answer="No",
+        target="No",
+        score=1.0,
+        choices=["Sì", "No"],
+        loglikelihoods=[-3.0, -1.0],
     )
 
 
@@ -140,7 +146,12 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
     ner_lines = files[f"{folder}/ner_p1.jsonl"].decode().splitlines()
     assert [json.loads(line)["part"] for line in ner_lines] == ["adg", "fic", "wn"]
     record = DetailRecord.model_validate_json(ner_lines[0])
-    assert (record.input, record.answer, record.target, record.score) == ("Testo: Roma", "Roma$LOC", "Roma$LOC", None)
+    assert (record.input, record.answer, record.target, record.score) == (
+        "Testo: Roma",
+        "Roma$LOC",
+        "Roma$LOC",
+        None,
+    )
 
 
 def test_details_for_a_prompt_without_samples_are_an_error() -> None:

@@ -23,13 +23,20 @@ from tests.support.tiny_model import TinyModel
 pytestmark = pytest.mark.slow
 
 # Multiple choice with accuracy and with F1, and two generative tasks.
-TASKS = ("evalita-mp_te_prompt-1", "evalita-mp_sa_prompt-3", "evalita-mp_ls_prompt-1", "evalita-mp_re_prompt-2")
+TASKS = (
+    "evalita-mp_te_prompt-1",
+    "evalita-mp_sa_prompt-3",
+    "evalita-mp_ls_prompt-1",
+    "evalita-mp_re_prompt-2",
+)
 LIMIT = 3
 BATCH = 4
 MAX_GEN = 8
 
 
-def _cli_run(tiny_model: TinyModel, include_path: Path, out: Path, datasets_cache: Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+def _cli_run(
+    tiny_model: TinyModel, include_path: Path, out: Path, datasets_cache: Path
+) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     cmd = [
         sys.executable, "-m", "lm_eval",
         "--model", "hf",
@@ -49,7 +56,9 @@ def _cli_run(tiny_model: TinyModel, include_path: Path, out: Path, datasets_cach
     assert done.returncode == 0, done.stderr[-3000:]
     [results_file] = out.rglob("results_*.json")
     samples = {
-        task: [json.loads(line) for line in next(out.rglob(f"samples_{task}_*.jsonl")).read_text().splitlines()]
+        task: [
+            json.loads(line) for line in next(out.rglob(f"samples_{task}_*.jsonl")).read_text().splitlines()
+        ]
         for task in TASKS
     }
     return json.loads(results_file.read_text())["results"], samples
@@ -70,15 +79,26 @@ def _outputs(samples: list[dict[str, Any]]) -> list[Any]:
     return outputs
 
 
-def test_runner_scores_equal_the_lm_eval_command_line(tiny_model: TinyModel, tmp_path: Path, datasets_cache: Path) -> None:
+def test_runner_scores_equal_the_lm_eval_command_line(
+    tiny_model: TinyModel, tmp_path: Path, datasets_cache: Path
+) -> None:
     from backend.runner import ModelRef, RunOptions, run_harness
 
     override = prepare_include_path("sample", tmp_path / "work")
     options = RunOptions(
-        device="cpu", batch_size=BATCH, bootstrap_iters=0, limit=LIMIT, max_gen_toks=MAX_GEN, progress_interval_s=60
+        device="cpu",
+        batch_size=BATCH,
+        bootstrap_iters=0,
+        limit=LIMIT,
+        max_gen_toks=MAX_GEN,
+        progress_interval_s=60,
     )
     ours = run_harness(
-        ModelRef(str(tiny_model.folder), "main", "float32"), TASKS, 0, options, include_path=override.include_path
+        ModelRef(str(tiny_model.folder), "main", "float32"),
+        TASKS,
+        0,
+        options,
+        include_path=override.include_path,
     )
     theirs, their_samples = _cli_run(tiny_model, override.include_path, tmp_path / "cli", datasets_cache)
 

@@ -37,7 +37,9 @@ def test_progress_counts_requests_per_task_and_logs_an_eta(caplog: pytest.LogCap
     caplog.set_level(logging.INFO, logger="backend.runner")
     clock = Clock()
     tracker = ProgressTracker(interval_s=10, clock=clock)
-    requests = [FakeInstance("te_p1", (f"ctx{i}", " Sì")) for i in range(3)] + [FakeInstance("sa_p1", ("ctx", " No"))]
+    requests = [FakeInstance("te_p1", (f"ctx{i}", " Sì")) for i in range(3)] + [
+        FakeInstance("sa_p1", ("ctx", " No"))
+    ]
     tracker.start_phase("loglikelihood", requests)
 
     for request, at in zip(reversed(requests), (5.0, 6.0, 11.0, 12.0), strict=True):  # any order
@@ -88,5 +90,7 @@ def test_errors_raised_by_a_task_while_the_harness_runs_it_name_the_task() -> No
     _name_failures("evalita-mp_te_prompt-1", task)
 
     task.build_all_requests(limit=1)
-    with pytest.raises(TaskFailedError, match=r"task evalita-mp_te_prompt-1 failed while scoring an answer: KeyError"):
+    with pytest.raises(
+        TaskFailedError, match=r"task evalita-mp_te_prompt-1 failed while scoring an answer: KeyError"
+    ):
         task.process_results({}, ["Sì"])

@@ -60,7 +60,9 @@ def _evaluation(request: EvalRequest) -> Evaluation:
         run=RunInfo(num_fewshot=0, data="sample", finished_at="2026-11-22T12:00:00Z"),
         tasks={"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=4)})},
     )
-    return Evaluation(results, "org/model/results_2026-11-22T12-00-00Z.json", {"org/model/run/te_p1.jsonl": b"{}\n"})
+    return Evaluation(
+        results, "org/model/results_2026-11-22T12-00-00Z.json", {"org/model/run/te_p1.jsonl": b"{}\n"}
+    )
 
 
 def test_nothing_to_do_claims_nothing(stores: Stores, queue: RequestQueue) -> None:
@@ -88,6 +90,7 @@ def test_an_evaluation_error_fails_the_request_with_stage_cause_and_log_tail(
     stores: Stores, queue: RequestQueue, request_: EvalRequest, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
+
     def broken(request: EvalRequest, config: WorkerConfig) -> Evaluation:
         LOG.info("loading the model for %s", request.model)
         try:
@@ -176,7 +179,9 @@ def test_sigterm_or_sigint_hands_the_request_back(
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
 
 
-def test_cli_rejects_an_unknown_data_source_with_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_rejects_an_unknown_data_source_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
     assert backend_main(["--once", "--data", "nowhere"]) == ExitCode.USAGE
     assert backend_main(["--once", "--data", f"local:{tmp_path / 'missing'}"]) == ExitCode.USAGE
@@ -265,7 +270,9 @@ def test_a_store_outage_while_claiming_is_store_unavailable_not_usage(
     assert ExitCode.STORE_UNAVAILABLE == 4
 
 
-def test_cli_once_exits_4_when_the_store_is_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_once_exits_4_when_the_store_is_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
 
     def outage(*args: object, **kwargs: object) -> None:

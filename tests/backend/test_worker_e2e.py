@@ -32,7 +32,15 @@ FAST = ("--limit", "2", "--max-gen-toks", "8", "--bootstrap-iters", "0", "--prog
 
 def _submit_with_cli(deployment: Deployment, tiny_model: TinyModel) -> EvalRequest:
     done = subprocess.run(
-        [sys.executable, "-m", "eval_queue", "submit", tiny_model.model_id, "--revision", tiny_model.revision],
+        [
+            sys.executable,
+            "-m",
+            "eval_queue",
+            "submit",
+            tiny_model.model_id,
+            "--revision",
+            tiny_model.revision,
+        ],
         cwd=REPO_ROOT,
         env=deployment.env,
         capture_output=True,
@@ -55,7 +63,9 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
     assert done.returncode == ExitCode.OK, done.stderr[-3000:]
     finished = deployment.status(request)
     assert finished.status is Status.FINISHED and finished.results_path
-    results = ResultsFile.from_json(deployment.stores.results.read(finished.results_path), finished.results_path)
+    results = ResultsFile.from_json(
+        deployment.stores.results.read(finished.results_path), finished.results_path
+    )
     assert list(results.tasks) == [task.id for task in SUITE]
     checked = 0
     for task in SUITE:
@@ -75,7 +85,11 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
     assert (run.data, run.limit, run.num_fewshot, run.backend) == ("sample", 2, 0, "hf")
     assert not run.comparable
     assert run.harness == "lm-eval 0.4.13" and run.hardware and run.duration_s and run.duration_s > 0
-    assert run.model_args and f"revision={tiny_model.revision}" in run.model_args and "token" not in run.model_args
+    assert (
+        run.model_args
+        and f"revision={tiny_model.revision}" in run.model_args
+        and "token" not in run.model_args
+    )
     assert results.model.architecture == "LlamaForCausalLM"
 
     assert run.details_path
@@ -86,7 +100,10 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
         assert lines, path
         records = [DetailRecord.model_validate_json(line) for line in lines]
         assert all(r.input for r in records)
-    mc = [json.loads(line) for line in deployment.stores.details.read(f"{run.details_path}/te_p1.jsonl").splitlines()]
+    mc = [
+        json.loads(line)
+        for line in deployment.stores.details.read(f"{run.details_path}/te_p1.jsonl").splitlines()
+    ]
     assert mc[0]["answer"] in mc[0]["choices"] and mc[0]["target"] in mc[0]["choices"]
 
 
@@ -115,7 +132,9 @@ def test_a_task_that_raises_is_failed_naming_the_task(
 ) -> None:
     data = tmp_path / "broken-data"
     shutil.copytree(SAMPLE_DATA_DIR, data)
-    rows = [json.loads(line) for line in (data / "wic" / "test.jsonl").read_text().splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in (data / "wic" / "test.jsonl").read_text().splitlines() if line.strip()
+    ]
     for row in rows:  # well-formed, but the prompt template slices sentence1[start1:end1]
         row["start1"] = "x"
     (data / "wic" / "test.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
@@ -127,7 +146,9 @@ def test_a_task_that_raises_is_failed_naming_the_task(
     failed = deployment.status(request)
     assert failed.status is Status.FAILED and failed.error
     first = failed.error.splitlines()[0]
-    assert first.startswith("running the harness failed: HarnessError: could not load task evalita-mp_wic_prompt-1")
+    assert first.startswith(
+        "running the harness failed: HarnessError: could not load task evalita-mp_wic_prompt-1"
+    )
     assert "TypeError: slice indices must be integers" in first
     assert deployment.stores.results.list() == []
 
@@ -166,7 +187,9 @@ def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
     assert (again.claimed_by, again.attempts) == ("second-worker", 1)
 
 
-def test_serve_polls_until_stopped(deployment: Deployment, cleanup_processes: list[subprocess.Popen[str]]) -> None:
+def test_serve_polls_until_stopped(
+    deployment: Deployment, cleanup_processes: list[subprocess.Popen[str]]
+) -> None:
     server = deployment.start_worker("--poll-s", "1")
     cleanup_processes.append(server)
 

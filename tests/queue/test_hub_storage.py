@@ -129,7 +129,9 @@ def test_offline_mode_is_reported_as_a_storage_error(
         store.list()
 
 
-def test_the_blob_cache_keeps_only_the_contents_of_the_current_tree(fake_hub: FakeHub, tmp_path: Path) -> None:
+def test_the_blob_cache_keeps_only_the_contents_of_the_current_tree(
+    fake_hub: FakeHub, tmp_path: Path
+) -> None:
     writer, reader = hub_store(fake_hub, tmp_path), hub_store(fake_hub, tmp_path)
     for version in range(5):
         writer.write("a.json", b"v%d" % version)

@@ -109,7 +109,9 @@ def test_fail_masks_the_configured_token_and_token_shaped_strings(store: Storage
     claimed = queue.claim_next("w1", lease_s=60)
     assert claimed is not None
 
-    failed = queue.fail(claimed.request_id, "w1", f"401 with {configured}\nlog: Authorization: Bearer {stray}")
+    failed = queue.fail(
+        claimed.request_id, "w1", f"401 with {configured}\nlog: Authorization: Bearer {stray}"
+    )
 
     stored = store.read(claimed.path).decode()
     assert configured not in stored and stray not in stored
