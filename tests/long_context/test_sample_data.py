@@ -295,8 +295,16 @@ def test_accents_are_letters_not_apostrophes(docs) -> None:
             assert not bad, (doc["id"], bad)
 
 
-def test_readme_states_each_books_word_count(docs) -> None:
+def test_readme_states_each_books_word_count_and_the_probes_word_indices(docs) -> None:
     readme = (SAMPLE_DIR / "README.md").read_text(encoding="utf-8")
     assert "data: sample" in readme and "Apache" in readme
     for doc_id, words in BOOK_WORDS.items():
         assert f"`{doc_id}`" in readme and f"{words:,}" in readme, doc_id
+    doc = by_id(docs, LONG_BOOK)
+    words = doc["text"].split()
+    rows = {line.split("`")[1]: line for line in readme.splitlines() if line.startswith("| `set-")}
+    for qa in doc["qas"]:
+        if qa["question_id"] in LATE_ITEMS | EARLY_ITEMS:
+            start = min(i for a in qa["answers"] if (i := first_word(words, a)) is not None)
+            short = qa["question_id"].removeprefix(f"{LONG_BOOK}.")
+            assert rows[short].rstrip(" |").endswith(f"| {start:,}"), (short, start)
