@@ -1,6 +1,7 @@
 """The bundled INDAQA2 sample: the `sapienzanlp/INDAQA_CALAMITA` schema (paper §3.5, Figures 13–16),
 its null/empty conventions per split and question set, book lengths, MC items, and answers that really
-are in the books, at the word positions the context settings need (standard library only)."""
+are in the books, at the word positions the context settings need (standard library; the last test loads
+the folder with `datasets`, as the hub dataset is loaded)."""
 
 from __future__ import annotations
 
@@ -308,3 +309,16 @@ def test_readme_states_each_books_word_count_and_the_probes_word_indices(docs) -
             start = min(i for a in qa["answers"] if (i := first_word(words, a)) is not None)
             short = qa["question_id"].removeprefix(f"{LONG_BOOK}.")
             assert rows[short].rstrip(" |").endswith(f"| {start:,}"), (short, start)
+
+
+def test_folder_loads_with_datasets_as_a_hub_repository_with_typed_features(docs, tmp_path: Path) -> None:
+    """The README's dataset card makes ``load_dataset(<folder>)`` give both splits with §3.5's types."""
+    from datasets import load_dataset
+
+    loaded = load_dataset(str(SAMPLE_DIR), cache_dir=str(tmp_path))
+    assert sorted(loaded) == sorted(SPLITS)
+    for split in SPLITS:
+        assert loaded[split].to_list() == docs[split]
+    qa_features = loaded["passage_level"].features["qas"].feature
+    assert qa_features["choices"].feature.dtype == "string"
+    assert qa_features["source_paragraphs_ids"].feature.dtype == "int64"
