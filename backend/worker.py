@@ -50,6 +50,7 @@ from typing import Any
 
 from backend.options import RunOptions
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
+from eval_queue.names import check_runnable
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest
 from eval_queue.settings import Settings
@@ -328,6 +329,9 @@ def run_once(
         try:
             if gate is not None:
                 gate.armed = True
+            # A request file can be edited in the store: its model id and revision are
+            # checked again before any evaluator builds model_args from them.
+            check_runnable(request.model, request.revision)
             evaluation = evaluate(request, config)
             _disarm(gate)
             if heartbeat.lost:
