@@ -51,6 +51,13 @@ class StoreUnavailableError(StorageError):
         super().__init__(message)
         self.message = message
 
+    @classmethod
+    def because(cls, cause: StorageError) -> StoreUnavailableError:
+        """The submitter's message for ``cause`` (whose text is already free of secrets)."""
+        return cls(
+            f"the queue could not be reached, so nothing was submitted ({cause}); please try again later."
+        )
+
 
 class MalformedFileError(EvalitaError):
     """A file in the store that cannot be used: bad JSON, wrong schema, unsafe to read.

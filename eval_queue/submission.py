@@ -112,9 +112,7 @@ def submit(
         _reserve(queue, listing, submitter, requests, settings, now)
         return _write(queue, requests, replaced, submitter, now)
     except StorageError as exc:
-        raise StoreUnavailableError(
-            f"the queue could not be reached, so nothing was submitted ({exc}); please try again later."
-        ) from exc
+        raise StoreUnavailableError.because(exc) from exc
 
 
 # -- field checks ------------------------------------------------------------------
