@@ -7,7 +7,8 @@ requests store::
 
     .submitters/<sha256 of the submitter key, 32 hex>.json
     {"schema": "evalita-llm-ledger/1", "submitter": "hf-alice",
-     "entries": [{"time": "2026-03-01T09:00:00Z", "request": "org/m_eval_request_…"}, …]}
+     "entries": [{"time": "2026-03-01T09:00:00Z", "request": "org/m_eval_request_…",
+                  "token": "<one per submission>"}, …]}
 
 A submission first *reserves* its requests there with ``Storage.update`` (or ``create``
 for a submitter's first ledger): the transform drops entries older than the period,
@@ -44,6 +45,9 @@ class LedgerEntry(BaseModel):
 
     time: str
     request: str
+    # Which submission made the reservation, so that undoing it never removes another's
+    # (two racers may reserve the same request id at the same second).
+    token: str | None = None
 
     @field_validator("time")
     @classmethod
@@ -91,8 +95,10 @@ def admit(
     period_s: float,
     now: datetime,
     submitter: str,
+    token: str,
 ) -> Ledger:
-    """``ledger`` with ``request_ids`` reserved at ``now``, or ``SubmissionRejected`` if over the limit.
+    """``ledger`` with ``request_ids`` reserved at ``now`` under ``token``, or ``SubmissionRejected``
+    if over the limit.
 
     Entries older than the period are dropped; entries stamped later than ``now`` (another
     server's clock runs ahead) still count, so a clock skew cannot lift the limit.
@@ -103,14 +109,14 @@ def admit(
     if len(recent) + adding > limit:
         raise SubmissionRejected(_over_limit(recent, adding, limit, window, submitter))
     stamp = isoformat(now)
-    added = [LedgerEntry(time=stamp, request=rid) for rid in request_ids]
+    added = [LedgerEntry(time=stamp, request=rid, token=token) for rid in request_ids]
     return ledger.model_copy(update={"entries": [*recent, *added]})
 
 
-def release(ledger: Ledger, request_ids: Iterable[str], now: datetime) -> Ledger:
-    """``ledger`` without the reservations made at ``now`` for ``request_ids`` (they were not written)."""
-    stamp, ids = isoformat(now), set(request_ids)
-    kept = [e for e in ledger.entries if not (e.time == stamp and e.request in ids)]
+def release(ledger: Ledger, request_ids: Iterable[str], token: str) -> Ledger:
+    """``ledger`` without the reservations ``token`` made for ``request_ids`` (they were not written)."""
+    ids = set(request_ids)
+    kept = [e for e in ledger.entries if not (e.token == token and e.request in ids)]
     return ledger.model_copy(update={"entries": kept})
 
 

@@ -29,6 +29,7 @@ cannot starve someone who queued one.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -240,20 +241,28 @@ class RequestQueue:
         period_s: float,
         now: datetime,
         listing: QueueListing,
-    ) -> None:
+    ) -> str:
         """Charge ``request_ids`` to ``submitter``'s ledger in one compare-and-swap, or refuse.
 
-        Raises ``SubmissionRejected`` when the submitter's requests in the last
-        ``period_s`` plus these would exceed ``limit`` (see :mod:`eval_queue.ledger`).  A
-        submitter's first ledger is seeded from ``listing`` (the queue read once by the
-        submission).  ``MalformedFileError`` if the ledger file is unreadable.
+        Returns the reservation's token (for :meth:`release_reservation`).  Raises
+        ``SubmissionRejected`` when the submitter's requests in the last ``period_s`` plus
+        these would exceed ``limit`` (see :mod:`eval_queue.ledger`).  A submitter's first
+        ledger is seeded from ``listing`` (the queue read once by the submission).
+        ``MalformedFileError`` if the ledger file is unreadable.
         """
         key = submitter_key(submitter)
         path = ledger.ledger_path(key)
+        token = secrets.token_hex(8)
 
         def charge(current: ledger.Ledger) -> ledger.Ledger:
             return ledger.admit(
-                current, request_ids, limit=limit, period_s=period_s, now=now, submitter=submitter
+                current,
+                request_ids,
+                limit=limit,
+                period_s=period_s,
+                now=now,
+                submitter=submitter,
+                token=token,
             )
 
         def transform(data: bytes) -> bytes:
@@ -261,7 +270,7 @@ class RequestQueue:
 
         try:
             self.storage.update(path, transform, message=f"Reserve {len(request_ids)} for {key}")
-            return
+            return token
         except NotFoundError:
             pass
         # A submitter's first ledger: what the queue already holds of theirs counts too.
@@ -277,14 +286,15 @@ class RequestQueue:
             self.storage.create(path, charge(seeded).to_json(), message=f"Ledger of {key}")
         except AlreadyExistsError:  # a concurrent first submission created it: charge that one
             self.storage.update(path, transform, message=f"Reserve {len(request_ids)} for {key}")
+        return token
 
-    def release_reservation(self, submitter: str, request_ids: Sequence[str], now: datetime) -> None:
-        """Undo :meth:`reserve` for requests that were not written after all."""
+    def release_reservation(self, submitter: str, request_ids: Sequence[str], token: str) -> None:
+        """Undo the reservation ``token`` of :meth:`reserve` for requests that were not written."""
         key = submitter_key(submitter)
         path = ledger.ledger_path(key)
 
         def transform(data: bytes) -> bytes:
-            return ledger.release(ledger.Ledger.from_json(data, path), request_ids, now).to_json()
+            return ledger.release(ledger.Ledger.from_json(data, path), request_ids, token).to_json()
 
         self.storage.update(path, transform, message=f"Release {len(request_ids)} for {key}")
 

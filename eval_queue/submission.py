@@ -109,8 +109,8 @@ def submit(
     try:
         listing = queue.listing()  # the one read of the queue
         replaced = _check_duplicates(listing, requests)
-        _reserve(queue, listing, submitter, requests, settings, now)
-        return _write(queue, requests, replaced, submitter, now)
+        token = _reserve(queue, listing, submitter, requests, settings, now)
+        return _write(queue, requests, replaced, submitter, token)
     except StorageError as exc:
         raise StoreUnavailableError.because(exc) from exc
 
@@ -244,9 +244,9 @@ def _reserve(
     requests: list[EvalRequest],
     settings: Settings,
     now: datetime,
-) -> None:
+) -> str:
     try:
-        queue.reserve(
+        return queue.reserve(
             submitter,
             [r.request_id for r in requests],
             limit=settings.submission_limit,
@@ -265,7 +265,7 @@ def _write(
     requests: list[EvalRequest],
     replaced: dict[str, EvalRequest],
     submitter: str,
-    now: datetime,
+    token: str,
 ) -> list[EvalRequest]:
     """Write all requests, or none: on a lost race the ones already created are removed and
     the reservations of the requests not written are released."""
@@ -280,7 +280,7 @@ def _write(
         kept = _roll_back(queue, written, replaced)
         unwritten = [r.request_id for r in requests if r.request_id not in kept]
         try:
-            queue.release_reservation(submitter, unwritten, now)
+            queue.release_reservation(submitter, unwritten, token)
         except (StorageError, MalformedFileError) as release_error:
             # The submitter stays charged for them until the period ends; never the reverse.
             logger.error("could not release the reservation of %s: %s", submitter, release_error)
