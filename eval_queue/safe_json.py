@@ -14,14 +14,18 @@ The rules, in order:
    so a huge file is refused before it is read);
 2. **encoding** — strict UTF-8.  A UTF-8 byte-order mark is accepted and dropped (editors on
    Windows add one; the content is still UTF-8); UTF-16/32 marks are refused;
-3. **depth** — arrays and objects nested at most ``limits.max_depth`` deep, checked on the
-   text *before* parsing, so the parser never recurses deeper;
+3. **depth** — arrays and objects nested at most ``limits.max_depth`` deep (deeper than the
+   parser's own recursion limit is caught as its ``RecursionError``; anything shallower is
+   measured on the parsed value without recursion);
 4. **numbers** — integers of at most ``limits.max_int_digits`` digits; floats finite
    (``NaN``, ``Infinity`` and overflowing literals such as ``1e999`` are refused);
 5. **strings** — no lone surrogates (``"\\ud800"``), in values or keys; no duplicate keys
    (parsers disagree on which one wins).
 
 Schema validation follows in the file's own model (:func:`validate`).
+
+Cost: the walk looking for lone surrogates runs only when the text holds a surrogate
+escape at all; ``bench/bench_safe_reader.py`` measures the rest against pydantic's own parser.
 """
 
 from __future__ import annotations
@@ -45,9 +49,8 @@ M = TypeVar("M", bound=BaseModel)
 
 _BOM_UTF8 = b"\xef\xbb\xbf"
 _BOMS_OTHER = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-16/32 (LE covers UTF-32 LE)
-# A JSON string (escapes included), and the brackets left once strings are blanked.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
+# A cheap scan of the text: could it hold a lone surrogate (only a \uD800–\uDFFF escape can)?
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True)
@@ -83,12 +86,11 @@ def loads(data: bytes, path: str, limits: JsonLimits) -> Any:
     if len(data) > limits.max_bytes:
         raise MalformedFileError(path, f"file is {len(data):,} bytes; the limit is {limits.max_bytes:,}")
     text = _decode(data, path)
-    depth = _max_depth(text)
-    if depth > limits.max_depth:
-        raise MalformedFileError(path, f"JSON nested {depth} levels deep; the limit is {limits.max_depth}")
     try:
         value = json.loads(
             text,
+            # Python's int() parses any long literal (or raises past 4,300 digits); float()
+            # turns 1e999 into inf.
             parse_int=_int_parser(limits.max_int_digits),
             parse_float=_parse_float,
             parse_constant=_refuse_constant,
@@ -98,9 +100,13 @@ def loads(data: bytes, path: str, limits: JsonLimits) -> Any:
         raise MalformedFileError(path, str(exc)) from None
     except json.JSONDecodeError as exc:
         raise MalformedFileError(path, f"not valid JSON ({exc})") from None
-    except RecursionError:  # unreachable after the depth check; kept so no parser surprise escapes
-        raise MalformedFileError(path, "JSON nested too deeply") from None
-    _check_strings(value, path)
+    except RecursionError:  # deeper than the parser's own limit (about 1,000 levels)
+        raise MalformedFileError(path, f"JSON nested too deeply; the limit is {limits.max_depth}") from None
+    depth = _depth(value)
+    if depth > limits.max_depth:
+        raise MalformedFileError(path, f"JSON nested {depth} levels deep; the limit is {limits.max_depth}")
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):  # only a \uD8xx–\uDFxx escape makes one
+        _check_strings(value, path)
     return value
 
 
@@ -142,15 +148,18 @@ def _decode(data: bytes, path: str) -> str:
         raise MalformedFileError(path, f"not UTF-8 (byte {exc.start}: {exc.reason})") from None
 
 
-def _max_depth(text: str) -> int:
-    """How deep arrays/objects nest, counted on the text with its strings blanked out."""
-    depth = deepest = 0
-    for match in _BRACKET.finditer(_STRING.sub('""', text)):
-        if match.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
+def _depth(value: Any) -> int:
+    """How deep arrays/objects nest in ``value`` (a scalar: 0), without recursion."""
+    if not isinstance(value, dict | list):
+        return 0
+    deepest = 1
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
     return deepest
 
 

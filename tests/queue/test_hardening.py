@@ -269,7 +269,10 @@ def test_a_results_file_with_an_unsupported_fewshot_count_is_reported_as_malform
 def test_a_bad_details_line_makes_the_details_file_malformed() -> None:
     good = b'{"doc_id": 1, "input": "i", "answer": "a", "target": "t"}\n'
     assert [r.doc_id for r in parse_details(good * 2, "d.jsonl")] == [1, 1]
-    for bad, reason in ((b'{"doc_id": NaN}\n', "line 2: NaN"), (b"[" * 50 + b"\n", "line 2: JSON nested 50")):
+    for bad, reason in (
+        (b'{"doc_id": NaN}\n', "line 2: NaN"),
+        (b"[" * 50 + b"]" * 50 + b"\n", "line 2: JSON nested 50"),
+    ):
         with pytest.raises(MalformedFileError) as info:
             parse_details(good + bad, "d.jsonl")
         assert info.value.path == "d.jsonl" and info.value.reason.startswith(reason)
