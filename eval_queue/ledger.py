@@ -27,14 +27,16 @@ carry over from stores written before ledgers existed.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from eval_queue.errors import MalformedFileError, SubmissionRejected
+from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundError, SubmissionRejected
 from eval_queue.requests import isoformat, parse_time
 from eval_queue.safe_json import REQUEST_LIMITS, load_object, validate
+from eval_queue.storage.base import Storage
 
 LEDGER_SCHEMA = "evalita-llm-ledger/1"
 LEDGER_FOLDER = ".submitters/"
@@ -85,6 +87,58 @@ class Ledger(BaseModel):
 def ledger_path(key: str) -> str:
     """Where the ledger of the submitter key ``key`` lives (a hash: names may hold any character)."""
     return f"{LEDGER_FOLDER}{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.json"
+
+
+def reserve(
+    storage: Storage,
+    key: str,
+    request_ids: Sequence[str],
+    *,
+    limit: int,
+    period_s: float,
+    now: datetime,
+    label: str,
+    seed: Sequence[LedgerEntry] = (),
+) -> str:
+    """Charge ``request_ids`` to the ledger of submitter ``key`` in one compare-and-swap.
+
+    Returns the reservation's token (for :func:`unreserve`); ``SubmissionRejected`` (naming
+    the submitter as ``label``) when over the limit; ``MalformedFileError`` for an unreadable
+    ledger.  A missing ledger is created from ``seed`` (the submitter's requests already
+    queued); if a concurrent first submission creates it first, that one is charged.
+    """
+    path = ledger_path(key)
+    token = secrets.token_hex(8)
+
+    def charge(current: Ledger) -> Ledger:
+        return admit(
+            current, request_ids, limit=limit, period_s=period_s, now=now, submitter=label, token=token
+        )
+
+    def transform(data: bytes) -> bytes:
+        return charge(Ledger.from_json(data, path)).to_json()
+
+    message = f"Reserve {len(request_ids)} for {key}"
+    try:
+        storage.update(path, transform, message=message)
+        return token
+    except NotFoundError:
+        pass
+    try:
+        storage.create(path, charge(Ledger(submitter=key, entries=list(seed))).to_json(), message=message)
+    except AlreadyExistsError:
+        storage.update(path, transform, message=message)
+    return token
+
+
+def unreserve(storage: Storage, key: str, request_ids: Sequence[str], token: str) -> None:
+    """Undo the reservation ``token`` for ``request_ids`` (they were not written after all)."""
+    path = ledger_path(key)
+
+    def transform(data: bytes) -> bytes:
+        return release(Ledger.from_json(data, path), request_ids, token).to_json()
+
+    storage.update(path, transform, message=f"Release {len(request_ids)} for {key}")
 
 
 def admit(

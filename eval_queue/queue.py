@@ -29,7 +29,6 @@ cannot starve someone who queued one.
 from __future__ import annotations
 
 import logging
-import secrets
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -251,52 +250,26 @@ class RequestQueue:
         ``MalformedFileError`` if the ledger file is unreadable.
         """
         key = submitter_key(submitter)
-        path = ledger.ledger_path(key)
-        token = secrets.token_hex(8)
-
-        def charge(current: ledger.Ledger) -> ledger.Ledger:
-            return ledger.admit(
-                current,
-                request_ids,
-                limit=limit,
-                period_s=period_s,
-                now=now,
-                submitter=submitter,
-                token=token,
-            )
-
-        def transform(data: bytes) -> bytes:
-            return charge(ledger.Ledger.from_json(data, path)).to_json()
-
-        try:
-            self.storage.update(path, transform, message=f"Reserve {len(request_ids)} for {key}")
-            return token
-        except NotFoundError:
-            pass
         # A submitter's first ledger: what the queue already holds of theirs counts too.
-        seeded = ledger.Ledger(
-            submitter=key,
-            entries=[
-                ledger.LedgerEntry(time=r.submitted_time, request=r.request_id)
-                for r in listing.requests
-                if submitter_key(r.submitted_by) == key
-            ],
+        seed = [
+            ledger.LedgerEntry(time=r.submitted_time, request=r.request_id)
+            for r in listing.requests
+            if submitter_key(r.submitted_by) == key
+        ]
+        return ledger.reserve(
+            self.storage,
+            key,
+            request_ids,
+            limit=limit,
+            period_s=period_s,
+            now=now,
+            label=submitter,
+            seed=seed,
         )
-        try:
-            self.storage.create(path, charge(seeded).to_json(), message=f"Ledger of {key}")
-        except AlreadyExistsError:  # a concurrent first submission created it: charge that one
-            self.storage.update(path, transform, message=f"Reserve {len(request_ids)} for {key}")
-        return token
 
     def release_reservation(self, submitter: str, request_ids: Sequence[str], token: str) -> None:
         """Undo the reservation ``token`` of :meth:`reserve` for requests that were not written."""
-        key = submitter_key(submitter)
-        path = ledger.ledger_path(key)
-
-        def transform(data: bytes) -> bytes:
-            return ledger.release(ledger.Ledger.from_json(data, path), request_ids, token).to_json()
-
-        self.storage.update(path, transform, message=f"Release {len(request_ids)} for {key}")
+        ledger.unreserve(self.storage, submitter_key(submitter), request_ids, token)
 
     # -- worker side -------------------------------------------------------------
 
