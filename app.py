@@ -12,11 +12,13 @@ import os
 
 def main() -> None:
     from eval_queue.errors import ConfigurationError
+    from eval_queue.redact import install_log_redaction
     from eval_queue.settings import Settings
     from leaderboard.ui import build_app
     from leaderboard.ui.context import AppContext
     from leaderboard.ui.layout import CSS
 
+    install_log_redaction()  # token-shaped strings, until the settings name the secrets
     logging.basicConfig(
         level=os.environ.get("EVALITA_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -25,6 +27,7 @@ def main() -> None:
         settings = Settings.from_env()
     except ConfigurationError as exc:
         raise SystemExit(f"error: {exc}") from None
+    install_log_redaction(*settings.secrets)
     ctx = AppContext.from_settings(settings, refresh_s=settings.refresh_s)
     demo = build_app(ctx)
     # Read and score the store while the server starts, so the first visitor does not wait for it.

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from backend.worker import ExitCode
 from eval_queue.errors import EvalitaError, StorageError
+from eval_queue.redact import install_log_redaction
 
 log = logging.getLogger("backend")
 
@@ -77,6 +78,7 @@ def _install_embedded(argv: Sequence[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    install_log_redaction()  # token-shaped strings; the worker adds the configured token
     if argv and argv[0] == "install-embedded":
         return _install_embedded(argv[1:])
     if argv and argv[0] == "prefetch":

@@ -50,7 +50,9 @@ from typing import Any
 
 from backend.options import RunOptions
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
+from eval_queue.names import check_runnable
 from eval_queue.queue import RequestQueue
+from eval_queue.redact import install_log_redaction
 from eval_queue.requests import EvalRequest
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
@@ -328,6 +330,9 @@ def run_once(
         try:
             if gate is not None:
                 gate.armed = True
+            # A request file can be edited in the store: its model id and revision are
+            # checked again before any evaluator builds model_args from them.
+            check_runnable(request.model, request.revision)
             evaluation = evaluate(request, config)
             _disarm(gate)
             if heartbeat.lost:
@@ -672,6 +677,7 @@ def main(argv: Sequence[str]) -> int:
         datefmt="%Y-%m-%dT%H:%M:%S",
     )
     settings = Settings.from_env()
+    install_log_redaction(*settings.secrets)
     config = config_from_args(args, settings)
     if not args.once:
         once_argv = [a for a in argv if a != "--once"]
@@ -679,6 +685,6 @@ def main(argv: Sequence[str]) -> int:
             once_argv += ["--worker-id", config.worker_id]
         return int(serve(config, once_argv))
     stores = open_stores(settings)
-    queue = RequestQueue(stores.requests, secrets=[settings.hf_token])
+    queue = RequestQueue(stores.requests, secrets=settings.secrets)
     outcome = run_once(stores, queue, config)
     return int(outcome.exit_code)

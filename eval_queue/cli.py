@@ -2,6 +2,11 @@
 
 Exit codes: 0 done; 1 the store could not be used (e.g. hub unreachable);
 2 refused or bad input, with one clear line on stderr.
+
+Everything printed that comes from the store (ids, errors, file names) goes through
+:func:`eval_queue.text.printable`: a control character in a request file cannot drive the
+terminal.  A RUNNING request whose lease has expired is listed as EXPIRED, with its
+worker and the time its lease ended.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from eval_queue.errors import (
     StorageError,
     SubmissionRejected,
 )
-from eval_queue.queue import QueueListing, RequestQueue
+from eval_queue.queue import QueueListing, QueueState, RequestQueue
+from eval_queue.redact import install_log_redaction
 from eval_queue.requests import (
     FEWSHOT_SETTINGS,
     EvalRequest,
@@ -37,6 +43,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.storage.paths import check_path
 from eval_queue.submission import SubmissionForm, submit
+from eval_queue.text import printable, shorten
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--submitted-by", default="anonymous", help="your Hub user name")
 
     show = commands.add_parser("list", help="show every request and any unreadable file")
-    show.add_argument("--status", default=None, help=_choices(Status))
+    show.add_argument("--status", default=None, help=_choices(QueueState))
 
     for name, text in (
         ("cancel", "cancel a PENDING or RUNNING request"),
@@ -87,18 +94,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, *, resolver: ModelResolver | None = None) -> int:
+    install_log_redaction()  # token-shaped strings, until the settings name the token
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     try:
         settings = Settings.from_env()
-        queue = RequestQueue(open_stores(settings).requests)
+        install_log_redaction(*settings.secrets)
+        queue = RequestQueue(open_stores(settings).requests, secrets=settings.secrets)
         return _run(args, queue, settings, resolver, sys.stdout)
     except (SubmissionRejected, InvalidTransitionError, ConfigurationError) as exc:
         return _refuse(str(exc))
     except NotFoundError as exc:
         return _refuse(f"no such request: {exc}")
+    except MalformedFileError as exc:  # before StorageError: an unreadable entry is both
+        return _refuse(f"unreadable request file {exc}")
     except StorageError as exc:
         sys.stderr.write(f"error: the queue store could not be used: {exc}\n")
         return EXIT_STORE
@@ -139,31 +150,44 @@ def _run(
     return EXIT_OK
 
 
-def render_listing(listing: QueueListing, status: Status | None, now: datetime) -> str:
-    """The ``list`` output: one line per request, then a "problems" section naming bad files."""
-    shown = [r for r in listing.requests if status is None or r.status is status]
+def render_listing(listing: QueueListing, status: QueueState | None, now: datetime) -> str:
+    """The ``list`` output: one line per request, then a "problems" section naming bad files.
+
+    The state shown is the listing's derived one (EXPIRED: a RUNNING request whose lease
+    ended, with its worker and lease time); every value from the store is made printable.
+    """
+    shown = [r for r in listing.requests if status is None or listing.state(r) is status]
     lines = [f"{'STATUS':<9} {'AGE':>5} {'TRIES':>5}  REQUEST"]
     for request in sorted(shown, key=lambda r: (r.submitted_time, r.request_id)):
+        state = listing.state(request)
         lines.append(
-            f"{request.status.value:<9} {_age(request, now):>5} {request.attempts:>5}  {request.request_id}"
-            + (f"\n{'':<23}error: {_one_line(request.error)}" if request.error else "")
+            f"{state.value:<9} {_age(request, now):>5} {request.attempts:>5}  {_one_line(request.request_id)}"
         )
+        if state is QueueState.EXPIRED:
+            lines.append(
+                f"{'':<23}lease of worker {_one_line(request.claimed_by or '?')} "
+                f"expired at {_one_line(request.lease_expires or '?')}"
+            )
+        if request.error:
+            lines.append(f"{'':<23}error: {_one_line(request.error)}")
     if not shown:
         lines.append("(no requests)" if status is None else f"(no {status.value} requests)")
     if listing.problems:
         lines.append("")
         lines.append(f"problems ({len(listing.problems)} file(s) skipped):")
-        lines.extend(f"  {problem.path}: {problem.reason}" for problem in listing.problems)
+        lines.extend(f"  {_one_line(p.path, 300)}: {_one_line(p.reason, 600)}" for p in listing.problems)
     return "\n".join(lines) + "\n"
 
 
-def _parse_status(value: str | None) -> Status | None:
+def _parse_status(value: str | None) -> QueueState | None:
     if value is None:
         return None
     try:
-        return Status(value.strip().upper())
+        return QueueState(value.strip().upper())
     except ValueError:
-        raise SubmissionRejected(f"unknown status {value!r}: choose one of {_choices(Status)}.") from None
+        raise SubmissionRejected(
+            f"unknown status {shorten(value)}: choose one of {_choices(QueueState)}."
+        ) from None
 
 
 def _request_id(text: str) -> str:
@@ -174,14 +198,14 @@ def _request_id(text: str) -> str:
         check_path(f"{request_id}.json")
     except (MalformedFileError, StorageError):
         raise SubmissionRejected(
-            f"{text!r} is not a request id: copy one from `python -m eval_queue list` "
+            f"{shorten(text)} is not a request id: copy one from `python -m eval_queue list` "
             "(org/model_eval_request_<revision>_<precision>_<k>shot)."
         ) from None
     return request_id
 
 
 def _describe(request: EvalRequest) -> str:
-    return f"{request.request_id}: {request.status.value}"
+    return f"{_one_line(request.request_id)}: {request.status.value}"
 
 
 def _age(request: EvalRequest, now: datetime) -> str:
@@ -193,11 +217,12 @@ def _age(request: EvalRequest, now: datetime) -> str:
 
 
 def _one_line(text: str, limit: int = 160) -> str:
-    line = " ".join(text.split())
+    """Printable (control characters escaped), on one line, at most ``limit`` characters."""
+    line = printable(" ".join(text.split()), keep_newlines=False)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _choices(enum: type[Precision] | type[ModelType] | type[Status]) -> str:
+def _choices(enum: type[Precision] | type[ModelType] | type[Status] | type[QueueState]) -> str:
     return ", ".join(member.value for member in enum)
 
 

@@ -7,6 +7,11 @@ the lowest layer of the project, so the base class lives here.
 
 from __future__ import annotations
 
+from eval_queue.text import clip, printable
+
+#: A malformed file's reason is cut to this length (it may quote the file's own text).
+REASON_LIMIT = 500
+
 
 class EvalitaError(Exception):
     """Base class of every error this project raises on purpose."""
@@ -35,16 +40,48 @@ class AlreadyExistsError(ConflictError):
     """``create`` was asked to write a file that already exists."""
 
 
-class MalformedFileError(EvalitaError):
-    """A JSON file in the store does not match its schema.
+class StoreUnavailableError(StorageError):
+    """A user-facing operation could not use the store (down, unreachable, too busy).
 
-    ``path`` names the file so that listings can report it and move on.
+    ``message`` says so in words a submitter understands, with the store's own reason
+    (already free of secrets); nothing was written.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    @classmethod
+    def because(cls, cause: StorageError) -> StoreUnavailableError:
+        """The submitter's message for ``cause`` (whose text is already free of secrets)."""
+        return cls(
+            f"the queue could not be reached, so nothing was submitted ({cause}); please try again later."
+        )
+
+
+class MalformedFileError(EvalitaError):
+    """A file in the store that cannot be used: bad JSON, wrong schema, unsafe to read.
+
+    ``path`` names the file so that listings can report it and move on; ``reason`` is
+    printable and at most ``REASON_LIMIT`` characters (it may quote the file itself).
+    Such a file is skipped and reported, never rewritten.
     """
 
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+        reason = clip(printable(reason, keep_newlines=False), REASON_LIMIT)
+        super().__init__(f"{printable(path, keep_newlines=False)}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class UnreadableFileError(MalformedFileError, StorageError):
+    """The store holds this entry but will not hand it out as data.
+
+    A symbolic link (never followed, dangling or not), a special file (a FIFO would block
+    the reader), a file over the reader's size cap, or a path that is not a safe store
+    path.  It is both a :class:`MalformedFileError` (listings skip and name it) and a
+    :class:`StorageError` (what the ``Storage`` protocol raises).
+    """
 
 
 class SubmissionRejected(EvalitaError):

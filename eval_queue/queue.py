@@ -31,12 +31,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
+from eval_queue import ledger
 from eval_queue.errors import (
+    AlreadyExistsError,
     ConflictError,
     InvalidTransitionError,
     LeaseLostError,
@@ -52,6 +55,7 @@ from eval_queue.requests import (
     parse_request_path,
     utc_now,
 )
+from eval_queue.safe_json import REQUEST_LIMITS
 from eval_queue.storage.base import Storage
 
 logger = logging.getLogger(__name__)
@@ -66,17 +70,50 @@ CLAIM_PASSES = 3
 IGNORED_FILES = frozenset({"README.md"})
 
 Change = Callable[[EvalRequest], EvalRequest]
+# Statuses a resubmission may replace (the others make it a duplicate).
+REPLACEABLE_STATUSES = frozenset({Status.FAILED, Status.CANCELLED})
+
+
+class QueueState(StrEnum):
+    """What a request is doing, as a listing sees it: its status, except that a RUNNING
+    request whose lease has expired (its worker stopped renewing it: crashed, killed,
+    hung) is EXPIRED until the next claim reaps it back to PENDING."""
+
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    EXPIRED = "EXPIRED"
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+def queue_state(request: EvalRequest, now: datetime) -> QueueState:
+    """The derived state of ``request`` at ``now`` (see :class:`QueueState`)."""
+    if request.status is Status.RUNNING:
+        expires = request.lease_expires_at
+        if expires is None or expires <= now:
+            return QueueState.EXPIRED
+    return QueueState(request.status.value)
 
 
 @dataclass(frozen=True)
 class QueueListing:
-    """Every readable request, plus one error per file that could not be read as one."""
+    """Every readable request, plus one error per file that could not be read as one.
+
+    ``read_at`` is the queue's clock when the listing was read: what :meth:`state` judges
+    leases by.
+    """
 
     requests: list[EvalRequest] = field(default_factory=list)
     problems: list[MalformedFileError] = field(default_factory=list)
+    read_at: datetime = field(default_factory=utc_now)
 
     def with_status(self, *statuses: Status) -> list[EvalRequest]:
         return [r for r in self.requests if r.status in statuses]
+
+    def state(self, request: EvalRequest) -> QueueState:
+        """``request``'s derived state when the listing was read (EXPIRED: a lapsed lease)."""
+        return queue_state(request, self.read_at)
 
 
 def fair_order(requests: Iterable[EvalRequest]) -> list[EvalRequest]:
@@ -135,6 +172,7 @@ class RequestQueue:
 
     def listing(self) -> QueueListing:
         """All requests, sorted by id; unreadable files are reported in ``problems`` and skipped."""
+        read_at = self._clock()
         versions = self.storage.versions()
         with self._parsed_lock:
             for gone in self._parsed.keys() - versions.keys():
@@ -149,12 +187,12 @@ class RequestQueue:
                 requests.append(outcome)
             elif outcome is not None:
                 problems.append(outcome)
-        return QueueListing(requests, problems)
+        return QueueListing(requests, problems, read_at)
 
     def get(self, request_id: str) -> EvalRequest:
         """The request with this id; ``NotFoundError`` or ``MalformedFileError`` otherwise."""
         path = path_of(request_id)
-        return EvalRequest.from_json(self.storage.read(path), path)
+        return EvalRequest.from_json(self._read(path), path)
 
     # -- submitting --------------------------------------------------------------
 
@@ -163,6 +201,75 @@ class RequestQueue:
         self.storage.create(request.path, request.to_json(), message=f"Add {request.request_id}")
         logger.info("queued %s", request.request_id)
         return request
+
+    def resubmit(self, request: EvalRequest) -> EvalRequest:
+        """Replace a FAILED or CANCELLED request with ``request``, keeping its history.
+
+        ``AlreadyExistsError`` if it became active (or finished) meanwhile: someone else
+        resubmitted it first.
+        """
+
+        def change(old: EvalRequest) -> EvalRequest:
+            if old.status not in REPLACEABLE_STATUSES:
+                raise AlreadyExistsError(f"{request.request_id} is {old.status.value} again")
+            history = [*old.history, *request.history][-HISTORY_LIMIT:]
+            return request.model_copy(update={"history": history})
+
+        replaced = self._change(request.request_id, change, f"Resubmit {request.request_id}")
+        logger.info("resubmitted %s", request.request_id)
+        return replaced
+
+    def withdraw(self, request: EvalRequest) -> None:
+        """Remove a request this process has just added (rolling back a submission).
+
+        Only while it is still PENDING and unclaimed; otherwise it is left alone.
+        """
+        try:
+            current = self.get(request.request_id)
+            if current.status is Status.PENDING and current.claimed_by is None:
+                self.storage.delete(request.path, message=f"Roll back {request.request_id}")
+        except (NotFoundError, MalformedFileError) as exc:
+            logger.info("not rolling back %s: %s", request.request_id, exc)
+
+    def reserve(
+        self,
+        submitter: str,
+        request_ids: Sequence[str],
+        *,
+        limit: int,
+        period_s: float,
+        now: datetime,
+        listing: QueueListing,
+    ) -> str:
+        """Charge ``request_ids`` to ``submitter``'s ledger in one compare-and-swap, or refuse.
+
+        Returns the reservation's token (for :meth:`release_reservation`).  Raises
+        ``SubmissionRejected`` when the submitter's requests in the last ``period_s`` plus
+        these would exceed ``limit`` (see :mod:`eval_queue.ledger`).  A submitter's first
+        ledger is seeded from ``listing`` (the queue read once by the submission).
+        ``MalformedFileError`` if the ledger file is unreadable.
+        """
+        key = submitter_key(submitter)
+        # A submitter's first ledger: what the queue already holds of theirs counts too.
+        seed = [
+            ledger.LedgerEntry(time=r.submitted_time, request=r.request_id)
+            for r in listing.requests
+            if submitter_key(r.submitted_by) == key
+        ]
+        return ledger.reserve(
+            self.storage,
+            key,
+            request_ids,
+            limit=limit,
+            period_s=period_s,
+            now=now,
+            label=submitter,
+            seed=seed,
+        )
+
+    def release_reservation(self, submitter: str, request_ids: Sequence[str], token: str) -> None:
+        """Undo the reservation ``token`` of :meth:`reserve` for requests that were not written."""
+        ledger.unreserve(self.storage, submitter_key(submitter), request_ids, token)
 
     # -- worker side -------------------------------------------------------------
 
@@ -312,10 +419,14 @@ class RequestQueue:
             self._parsed[path] = (version, outcome)
         return outcome
 
+    def _read(self, path: str) -> bytes:
+        # The cap is checked before reading: a huge file is refused unread.
+        return self.storage.read(path, max_bytes=REQUEST_LIMITS.max_bytes)
+
     def _load(self, path: str) -> EvalRequest | MalformedFileError | None:
         try:
             parse_request_path(path)
-            return EvalRequest.from_json(self.storage.read(path), path)
+            return EvalRequest.from_json(self._read(path), path)
         except MalformedFileError as exc:
             return exc
         except NotFoundError:

@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eval_queue.errors import MalformedFileError
+from eval_queue.safe_json import REQUEST_LIMITS, load_object, validate
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -140,22 +141,12 @@ class EvalRequest(BaseModel):
 
     @classmethod
     def from_json(cls, data: bytes, path: str) -> EvalRequest:
-        """Parse a request file; raises :class:`MalformedFileError` naming ``path``."""
-        try:
-            raw = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise MalformedFileError(path, f"not valid JSON ({exc})") from exc
-        if not isinstance(raw, dict):
-            raise MalformedFileError(path, "top level is not a JSON object")
+        """Parse a request file through the safe reader; raises :class:`MalformedFileError` naming ``path``."""
+        raw = load_object(data, path, REQUEST_LIMITS)
         schema = raw.get("schema", REQUEST_SCHEMA)
         if schema != REQUEST_SCHEMA:
             raise MalformedFileError(path, f"unknown schema {schema!r} (expected {REQUEST_SCHEMA!r})")
-        try:
-            request = cls.model_validate(raw)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise MalformedFileError(path, f"field {where!r}: {first['msg']}") from exc
+        request = validate(cls, raw, path)
         if request.path != path:
             raise MalformedFileError(path, f"file is in the wrong place (its fields say {request.path})")
         return request

@@ -41,11 +41,25 @@ class Settings:
     eval_data: str = "sample"
     # How often an open page re-reads results and queue (seconds).
     refresh_s: float = 60.0
+    # Web submitters without a sign-in are told apart by an HMAC of their address under
+    # this salt; unset: one is generated and kept in the requests store (eval_queue.identity).
+    submitter_salt: str | None = field(default=None, repr=False)
+    # How many reverse proxies in front of the app append to X-Forwarded-For; 0: the header
+    # is ignored and the direct peer address is used (a client can write any header).
+    trusted_proxies: int = 0
+    # Web submissions need a Hugging Face sign-in (the Space's OAuth); default: on when
+    # the Space provides OAuth (OAUTH_CLIENT_ID is set, as with ``hf_oauth: true``).
+    require_signin: bool = False
 
     @property
     def use_hub(self) -> bool:
         """The hub backend is used only when both repos are configured (DESIGN.md)."""
         return bool(self.requests_repo and self.results_repo)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Values never to be logged or shown (masked by ``eval_queue.redact``)."""
+        return tuple(s for s in (self.hf_token, self.submitter_salt) if s)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -63,6 +77,13 @@ class Settings:
             submission_period_s=_number(env, "EVALITA_SUBMISSION_PERIOD_S", float, cls.submission_period_s),
             eval_data=env.get("EVALITA_EVAL_DATA") or cls.eval_data,
             refresh_s=_number(env, "EVALITA_REFRESH_S", float, cls.refresh_s),
+            submitter_salt=env.get("EVALITA_SUBMITTER_SALT") or None,
+            trusted_proxies=_number(env, "EVALITA_TRUSTED_PROXIES", int, 0, minimum=0),
+            require_signin=(
+                _flag(env, "EVALITA_REQUIRE_SIGNIN")
+                if env.get("EVALITA_REQUIRE_SIGNIN", "").strip()
+                else bool(env.get("OAUTH_CLIENT_ID"))
+            ),
         )
 
 
@@ -88,8 +109,18 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], default: float) -> Any:
-    """A numeric variable; a value that is not a number stops the entry point with a clear message."""
+def _number(
+    env: Mapping[str, str],
+    name: str,
+    kind: type[int] | type[float],
+    default: float,
+    *,
+    minimum: float | None = None,
+) -> Any:
+    """A numeric variable; a value that is not a number stops the entry point with a clear message.
+
+    Without ``minimum`` the value must be positive; with it, at least ``minimum``.
+    """
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -98,6 +129,8 @@ def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], de
     except ValueError:
         what = "a whole number" if kind is int else "a number"
         raise ConfigurationError(f"{name} must be {what}, got {raw!r}") from None
-    if value <= 0:
+    if minimum is None and value <= 0:
         raise ConfigurationError(f"{name} must be positive, got {raw!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum:g}, got {raw!r}")
     return value

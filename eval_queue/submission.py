@@ -2,21 +2,33 @@
 
 :func:`submit` checks everything first — model id syntax, precision, few-shot
 settings, model type, that the model exists (and its revision, pinned to a commit
-sha), remote code, duplicates, the submitter's rate limit — and only then writes.
+sha), remote code, duplicates — then charges the submitter's rate limit in one
+compare-and-swap on their ledger (:mod:`eval_queue.ledger`), and only then writes.
 A refusal raises :class:`~eval_queue.errors.SubmissionRejected` whose message tells
-the user what to change, and leaves the store untouched.
+the user what to change (echoing at most :data:`~eval_queue.text.ECHO_LIMIT`
+characters of what they typed), and leaves the store untouched.  When the store
+cannot be used, :class:`~eval_queue.errors.StoreUnavailableError` says why.
+
+Everything goes through :class:`~eval_queue.queue.RequestQueue`, and the queue is
+listed once per submission.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundError, SubmissionRejected
-from eval_queue.queue import HISTORY_LIMIT, RequestQueue, submitter_key
+from eval_queue.errors import (
+    AlreadyExistsError,
+    MalformedFileError,
+    StorageError,
+    StoreUnavailableError,
+    SubmissionRejected,
+)
+from eval_queue.names import MODEL_ID_RE, REVISION_RE, SUBMITTER_RE, is_model_id, is_revision
+from eval_queue.queue import REPLACEABLE_STATUSES, QueueListing, RequestQueue
 from eval_queue.requests import (
     FEWSHOT_SETTINGS,
     EvalRequest,
@@ -35,10 +47,14 @@ from eval_queue.resolver import (
     resolver_for,
 )
 from eval_queue.settings import Settings
+from eval_queue.text import shorten
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "MODEL_ID_RE",
+    "REVISION_RE",
+    "SUBMITTER_RE",
     "CacheModelResolver",
     "FallbackResolver",
     "HubModelResolver",
@@ -48,15 +64,6 @@ __all__ = [
     "resolver_for",
     "submit",
 ]
-
-# The Hub's own rule: org/name, letters, digits, "-", "_", "."; no "--" or "..";
-# neither part starts or ends with "-" or ".".
-_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?"
-MODEL_ID_RE = re.compile(rf"^{_PART}/{_PART}$")
-REVISION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
-SUBMITTER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@ -]{0,99}$")
-# A request in one of these states means the same evaluation is queued or done.
-DUPLICATE_STATUSES = frozenset({Status.PENDING, Status.RUNNING, Status.FINISHED})
 
 
 @dataclass(frozen=True)
@@ -95,24 +102,27 @@ def submit(
     resolved = resolver.resolve(model, revision)
     if resolved.remote_code and not settings.allow_remote_code:
         raise SubmissionRejected(
-            f"{model} needs trust_remote_code ({resolved.remote_code}); the leaderboard only runs "
-            "models that transformers supports natively. Ask a maintainer if it should be allowed."
+            f"{model} needs trust_remote_code ({shorten(resolved.remote_code)}); the leaderboard only "
+            "runs models that transformers supports natively. Ask a maintainer if it should be allowed."
         )
     requests = [_build(resolved, precision, k, model_type, submitter, now) for k in settings_asked]
-    listing = queue.listing()
-    replaced = _check_duplicates(queue, requests)
-    _check_rate_limit(listing.requests, submitter, len(requests), settings, now)
-    return _write(queue, requests, replaced)
+    try:
+        listing = queue.listing()  # the one read of the queue
+        replaced = _check_duplicates(listing, requests)
+        token = _reserve(queue, listing, submitter, requests, settings, now)
+        return _write(queue, requests, replaced, submitter, token)
+    except StorageError as exc:
+        raise StoreUnavailableError.because(exc) from exc
 
 
 # -- field checks ------------------------------------------------------------------
 
 
 def _check_model_id(model: str) -> str:
-    model = model.strip()
-    if not MODEL_ID_RE.match(model) or "--" in model or ".." in model:
+    model = (model or "").strip()
+    if not is_model_id(model):
         raise SubmissionRejected(
-            f"{model!r} is not a Hub model id: write it as organisation/model-name, "
+            f"{shorten(model)} is not a Hub model id: write it as organisation/model-name, "
             "e.g. HuggingFaceTB/SmolLM2-135M-Instruct."
         )
     return model
@@ -120,19 +130,19 @@ def _check_model_id(model: str) -> str:
 
 def _check_revision(revision: str) -> str:
     revision = (revision or "main").strip()
-    if not REVISION_RE.match(revision) or ".." in revision:
+    if not is_revision(revision):
         raise SubmissionRejected(
-            f"{revision!r} is not a valid revision: give a branch, a tag or a commit sha (default: main)."
+            f"{shorten(revision)} is not a valid revision: give a branch, a tag or a commit sha (default: main)."
         )
     return revision
 
 
 def _check_precision(precision: str) -> Precision:
     try:
-        return Precision(precision.strip().lower())
+        return Precision(str(precision).strip().lower())
     except ValueError:
         valid = ", ".join(p.value for p in Precision)
-        raise SubmissionRejected(f"unknown precision {precision!r}: choose one of {valid}.") from None
+        raise SubmissionRejected(f"unknown precision {shorten(precision)}: choose one of {valid}.") from None
 
 
 def _check_fewshot(settings: Sequence[int]) -> tuple[int, ...]:
@@ -142,7 +152,7 @@ def _check_fewshot(settings: Sequence[int]) -> tuple[int, ...]:
         raise SubmissionRejected(f"choose at least one few-shot setting: {valid}.")
     for k in chosen:
         if k not in FEWSHOT_SETTINGS:
-            raise SubmissionRejected(f"few-shot setting {k!r} is not offered: choose {valid}.")
+            raise SubmissionRejected(f"few-shot setting {shorten(k)} is not offered: choose {valid}.")
     return chosen
 
 
@@ -153,14 +163,16 @@ def _check_model_type(model_type: str | None) -> ModelType | None:
         return ModelType(model_type.strip().lower())
     except ValueError:
         valid = ", ".join(t.value for t in ModelType)
-        raise SubmissionRejected(f"unknown model type {model_type!r}: choose one of {valid}.") from None
+        raise SubmissionRejected(
+            f"unknown model type {shorten(model_type)}: choose one of {valid}."
+        ) from None
 
 
 def _check_submitter(submitted_by: str) -> str:
     who = " ".join((submitted_by or "").split()) or "anonymous"
     if not SUBMITTER_RE.match(who):
         raise SubmissionRejected(
-            f"{who!r} is not a usable submitter name: use your Hub user name "
+            f"{shorten(who)} is not a usable submitter name: use your Hub user name "
             "(letters, digits, '.', '_', '-', '@', up to 100 characters)."
         )
     return who
@@ -195,25 +207,27 @@ def _build(
     )
 
 
-def _check_duplicates(queue: RequestQueue, requests: list[EvalRequest]) -> dict[str, EvalRequest]:
+def _check_duplicates(listing: QueueListing, requests: list[EvalRequest]) -> dict[str, EvalRequest]:
     """Refuse duplicates; return the FAILED/CANCELLED requests the submission will replace."""
+    by_id = {r.request_id: r for r in listing.requests}
+    unreadable = {p.path: p for p in listing.problems}
     replaced: dict[str, EvalRequest] = {}
     for request in requests:
-        try:
-            existing = queue.get(request.request_id)
-        except NotFoundError:
-            continue
-        except MalformedFileError as exc:
+        problem = unreadable.get(request.path)
+        if problem is not None:
             raise SubmissionRejected(
-                f"a request file for {request.model} already exists but is unreadable ({exc.reason}); "
+                f"a request file for {request.model} already exists but is unreadable ({problem.reason}); "
                 "ask a maintainer to fix or remove it."
-            ) from None
+            )
+        existing = by_id.get(request.request_id)
+        if existing is None:
+            continue
         if existing.revision != request.revision:
             raise SubmissionRejected(
                 f"{request.model} revision {existing.revision} is already queued under the same short id "
                 f"as {request.revision}; ask a maintainer."
             )
-        if existing.status in DUPLICATE_STATUSES:
+        if existing.status not in REPLACEABLE_STATUSES:
             what = "already evaluated" if existing.status is Status.FINISHED else "already in the queue"
             raise SubmissionRejected(
                 f"duplicate: {request.model} at {request.revision[:12]} in {request.precision.value}, "
@@ -223,72 +237,71 @@ def _check_duplicates(queue: RequestQueue, requests: list[EvalRequest]) -> dict[
     return replaced
 
 
-def _check_rate_limit(
-    existing: list[EvalRequest], submitter: str, adding: int, settings: Settings, now: datetime
-) -> None:
-    window = timedelta(seconds=settings.submission_period_s)
-    who = submitter_key(submitter)
-    recent = sorted(
-        r.submitted_at
-        for r in existing
-        if submitter_key(r.submitted_by) == who and now - window < r.submitted_at <= now
-    )
-    limit, period = settings.submission_limit, _duration(window)
-    if len(recent) + adding <= limit:
-        return
-    if adding > limit:
-        raise SubmissionRejected(
-            f"rate limit: this submission asks for {adding} evaluations but the limit is {limit} "
-            f"per {period}; choose fewer few-shot settings."
+def _reserve(
+    queue: RequestQueue,
+    listing: QueueListing,
+    submitter: str,
+    requests: list[EvalRequest],
+    settings: Settings,
+    now: datetime,
+) -> str:
+    try:
+        return queue.reserve(
+            submitter,
+            [r.request_id for r in requests],
+            limit=settings.submission_limit,
+            period_s=settings.submission_period_s,
+            now=now,
+            listing=listing,
         )
-    # The moment enough of the recent submissions have left the window.
-    retry_at = recent[len(recent) + adding - limit - 1] + window
-    raise SubmissionRejected(
-        f"rate limit: {submitter} has submitted {len(recent)} request(s) in the last {period}; "
-        f"the limit is {limit} per {period}. Try again after {isoformat(retry_at)}."
-    )
+    except MalformedFileError as exc:
+        raise SubmissionRejected(
+            f"the submission record of {submitter} is unreadable ({exc.reason}); ask a maintainer."
+        ) from None
 
 
 def _write(
-    queue: RequestQueue, requests: list[EvalRequest], replaced: dict[str, EvalRequest]
+    queue: RequestQueue,
+    requests: list[EvalRequest],
+    replaced: dict[str, EvalRequest],
+    submitter: str,
+    token: str,
 ) -> list[EvalRequest]:
-    """Write all requests, or none: on a lost race the ones already created are removed."""
+    """Write all requests, or none: on a lost race the ones already created are removed and
+    the reservations of the requests not written are released."""
     written: list[EvalRequest] = []
     try:
         for request in requests:
             if request.request_id in replaced:
-                written.append(_resubmit(queue, request))
+                written.append(queue.resubmit(request))
             else:
                 written.append(queue.add(request))
-    except AlreadyExistsError:
-        for done in written:
-            if done.request_id not in replaced:
-                queue.storage.delete(done.path, message=f"Roll back {done.request_id}")
+    except (AlreadyExistsError, StorageError) as exc:
+        kept = _roll_back(queue, written, replaced)
+        unwritten = [r.request_id for r in requests if r.request_id not in kept]
+        try:
+            queue.release_reservation(submitter, unwritten, token)
+        except (StorageError, MalformedFileError) as release_error:
+            # The submitter stays charged for them until the period ends; never the reverse.
+            logger.error("could not release the reservation of %s: %s", submitter, release_error)
+        if not isinstance(exc, AlreadyExistsError):
+            raise
         raise SubmissionRejected(
             f"duplicate: {requests[0].model} was just submitted by someone else; check the queue."
         ) from None
     return written
 
 
-def _resubmit(queue: RequestQueue, request: EvalRequest) -> EvalRequest:
-    """Replace a FAILED/CANCELLED request, keeping its history; refused if it changed meanwhile."""
-
-    def change(data: bytes) -> bytes:
-        old = EvalRequest.from_json(data, request.path)
-        if old.status in DUPLICATE_STATUSES:
-            raise AlreadyExistsError(f"{request.request_id} is {old.status.value} again")
-        history = [*old.history, *request.history][-HISTORY_LIMIT:]
-        return request.model_copy(update={"history": history}).to_json()
-
-    data = queue.storage.update(request.path, change, message=f"Resubmit {request.request_id}")
-    logger.info("resubmitted %s", request.request_id)
-    return EvalRequest.from_json(data, request.path)
-
-
-def _duration(delta: timedelta) -> str:
-    seconds = int(delta.total_seconds())
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size and seconds % size == 0:
-            count = seconds // size
-            return f"{count} {unit}" + ("s" if count != 1 else "")
-    return f"{seconds} seconds"
+def _roll_back(queue: RequestQueue, written: list[EvalRequest], replaced: dict[str, EvalRequest]) -> set[str]:
+    """Remove the requests this submission created; returns the ids that stay (resubmissions)."""
+    kept = set()
+    for done in written:
+        if done.request_id in replaced:
+            kept.add(done.request_id)  # a replaced FAILED/CANCELLED request cannot be restored safely
+        else:
+            try:
+                queue.withdraw(done)
+            except StorageError as exc:
+                kept.add(done.request_id)
+                logger.error("could not roll back %s: %s", done.request_id, exc)
+    return kept

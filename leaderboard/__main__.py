@@ -20,6 +20,7 @@ from enum import StrEnum
 import pandas as pd
 
 from eval_queue.errors import ConfigurationError, StorageError
+from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.results import load_results
@@ -111,6 +112,13 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     except StorageError as exc:
         logger.error("cannot read the results store: %s", exc)
         return EXIT_STORE_ERROR
+    if loaded.problems:
+        # Each was logged by the loader with its reason; this names them again in one place.
+        logger.warning(
+            "%d malformed results file(s) skipped: %s",
+            len(loaded.problems),
+            ", ".join(problem.path for problem in loaded.problems),
+        )
     if loaded.runs.empty:
         logger.warning("no usable results files in %r", stores.results)
     if args.prompts:
@@ -127,6 +135,7 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (argparse exits with 2 on bad arguments)."""
+    install_log_redaction()  # token-shaped strings, until the settings name the token
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -136,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigurationError as exc:
         logger.error("%s", exc)
         return 2
+    install_log_redaction(*settings.secrets)
     match args.command:
         case "export":
             return export(args, settings)

@@ -23,6 +23,7 @@ from types import MappingProxyType
 import pandas as pd
 
 from eval_queue.errors import MalformedFileError, NotFoundError
+from eval_queue.safe_json import RESULTS_LIMITS
 from eval_queue.storage.base import Storage
 from eval_queue.storage.paths import DETAILS_FOLDER
 from leaderboard.schema import ModelInfo, ResultsFile, RunInfo
@@ -218,14 +219,13 @@ def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache
     if cached is not None:
         return cached
     try:
-        data = storage.read(path)
+        # The cap is checked before reading; links and special files are refused unread.
+        results = ResultsFile.from_json(storage.read(path, max_bytes=RESULTS_LIMITS.max_bytes), path)
     except NotFoundError:
         # Deleted between listing and reading: it is simply no longer there.
         logger.info("results file %s vanished while loading", path)
         return None
-    try:
-        results = ResultsFile.from_json(data, path)
-    except MalformedFileError as exc:
+    except MalformedFileError as exc:  # bad content, or an entry the store will not hand out
         logger.warning("skipping results file %s", exc)
         entry = ParsedFile(version, None, exc)
     else:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eval_queue.errors import MalformedFileError
+from eval_queue.requests import FEWSHOT_SETTINGS
+from eval_queue.safe_json import DETAILS_LINE_LIMITS, RESULTS_LIMITS, load_object, validate
+from eval_queue.text import printable
 
 RESULTS_SCHEMA = "evalita-llm-results/1"
 
@@ -26,6 +29,14 @@ class ModelInfo(BaseModel):
     model_type: str | None = None
     license: str | None = None
     architecture: str | None = None
+
+    @field_validator("id", "revision", "precision")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        # Identifiers reach terminals (export) and file names; a real one has none.
+        if printable(value, keep_newlines=False) != value:
+            raise ValueError("contains control characters")
+        return value
 
 
 class RunInfo(BaseModel):
@@ -47,6 +58,14 @@ class RunInfo(BaseModel):
     request_id: str | None = None
     # Folder in the details store holding <task>_<prompt>.jsonl files of this run.
     details_path: str | None = None
+
+    @field_validator("num_fewshot")
+    @classmethod
+    def _fewshot_offered(cls, value: int) -> int:
+        # A run in another setting would be counted but shown nowhere: refuse it instead.
+        if value not in FEWSHOT_SETTINGS:
+            raise ValueError(f"num_fewshot must be one of {list(FEWSHOT_SETTINGS)}, got {value}")
+        return value
 
     @property
     def comparable(self) -> bool:
@@ -94,35 +113,13 @@ class ResultsFile(BaseModel):
     def from_json(cls, data: bytes, path: str) -> ResultsFile:
         """Parse (and upgrade) a results file; raises :class:`MalformedFileError` naming ``path``.
 
-        A file in the current schema is validated straight from its bytes (one pass, no
-        intermediate dict); anything else — another schema, no schema, a file that does
-        not validate — goes through the general path, which upgrades it or names the error.
+        The bytes go through the store's safe reader (:mod:`eval_queue.safe_json`: size,
+        depth, numbers, encoding), then the migrations, then this schema.
         """
         from leaderboard.migrations import upgrade  # local: migrations imports this module
 
-        try:
-            parsed = cls.model_validate_json(data)
-        except ValidationError:
-            pass  # the general path below reports it (or upgrades an older schema)
-        else:
-            # The schema must be in the file, not the field's default; ``model_fields_set``
-            # also lists extra keys, so a stray ``schema_`` key must not pass for it.
-            given = "schema_" in parsed.model_fields_set and "schema_" not in (parsed.model_extra or {})
-            if given and parsed.schema_ == RESULTS_SCHEMA:
-                return parsed
-        try:
-            raw = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise MalformedFileError(path, f"not valid JSON ({exc})") from exc
-        if not isinstance(raw, dict):
-            raise MalformedFileError(path, "top level is not a JSON object")
-        raw = upgrade(raw, path)
-        try:
-            return cls.model_validate(raw)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise MalformedFileError(path, f"field {where!r}: {first['msg']}") from exc
+        raw = upgrade(load_object(data, path, RESULTS_LIMITS), path)
+        return validate(cls, raw, path)
 
 
 class DetailRecord(BaseModel):
@@ -138,6 +135,23 @@ class DetailRecord(BaseModel):
     # Multiple choice: the options offered and the log-likelihood of each.
     choices: list[str] | None = None
     loglikelihoods: list[float] | None = None
+
+
+def parse_details(data: bytes, path: str) -> list[DetailRecord]:
+    """The records of a details file (JSON lines), each line through the store's safe reader.
+
+    A bad line makes the whole file malformed (``MalformedFileError`` naming the file and
+    the line): a half-shown run would mislead more than a missing one.
+    """
+    records = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if line.strip():
+            where = f"{path} line {number}"
+            try:
+                records.append(validate(DetailRecord, load_object(line, where, DETAILS_LINE_LIMITS), where))
+            except MalformedFileError as exc:
+                raise MalformedFileError(path, f"line {number}: {exc.reason}") from None
+    return records
 
 
 def _stamp(moment_iso: str) -> str:

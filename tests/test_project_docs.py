@@ -33,3 +33,13 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "scripts/test.sh" in ci and "scripts/test.sh" in readme
+
+
+def test_every_evalita_setting_is_documented_in_the_readme_and_design() -> None:
+    source = (ROOT / "eval_queue" / "settings.py").read_text(encoding="utf-8")
+    names = set(re.findall(r'"(EVALITA_[A-Z_]+)"', source))
+    assert {"EVALITA_SUBMITTER_SALT", "EVALITA_TRUSTED_PROXIES", "EVALITA_REQUIRE_SIGNIN"} <= names
+    for page in ("README.md", "docs/DESIGN.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        missing = sorted(name for name in names if f"`{name}`" not in text)
+        assert not missing, f"{page} does not document {missing}"

@@ -24,6 +24,8 @@ class Storage(Protocol):
 
     Paths are relative, use ``/``, and never start with ``/`` or contain ``..``.
     Every method raises :class:`~eval_queue.errors.StorageError` subclasses only.
+    Listings include every entry, even one ``read`` will refuse (a dangling link, a
+    crafted name), so that readers can report it instead of skipping it silently.
     """
 
     def list(self, prefix: str = "") -> list[str]:
@@ -39,8 +41,13 @@ class Storage(Protocol):
         """
         ...
 
-    def read(self, path: str) -> bytes:
-        """Content of ``path``; raises ``NotFoundError`` if missing."""
+    def read(self, path: str, *, max_bytes: int | None = None) -> bytes:
+        """Content of ``path``; raises ``NotFoundError`` if missing.
+
+        ``UnreadableFileError`` (a ``StorageError`` that is also a ``MalformedFileError``)
+        if the entry is not plain data — a symbolic link (never followed), a special
+        file, an unsafe path — or is larger than ``max_bytes`` (checked before reading).
+        """
         ...
 
     def write(self, path: str, data: bytes, *, message: str = "") -> None:

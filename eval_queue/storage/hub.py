@@ -35,7 +35,13 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
-from eval_queue.errors import AlreadyExistsError, ConflictError, NotFoundError, StorageError
+from eval_queue.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    NotFoundError,
+    StorageError,
+    UnreadableFileError,
+)
 from eval_queue.hubclient import transport_errors
 from eval_queue.redact import redact
 from eval_queue.settings import Settings
@@ -51,11 +57,12 @@ class _Stale(Exception):
 
 @dataclass
 class _Snapshot:
-    """The repo at one commit: ``{path: blob id}`` for every file."""
+    """The repo at one commit: ``{path: blob id}`` and ``{path: size in bytes}`` for every file."""
 
     head: str
     tree: dict[str, str]
     taken_at: float
+    sizes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,7 +116,8 @@ class HubRepo:
             if known and known.head == head:
                 known.taken_at = time.monotonic()
                 return known
-            self._adopt(_Snapshot(head, self._list_tree(head), time.monotonic()))
+            tree, sizes = self._list_tree(head)
+            self._adopt(_Snapshot(head, tree, time.monotonic(), sizes))
             return self._snapshot
 
     def content(self, snapshot: _Snapshot, path: str) -> bytes:
@@ -206,17 +214,19 @@ class HubRepo:
         self, snapshot: _Snapshot, operation: CommitOperationAdd | CommitOperationDelete, new_head: str
     ) -> None:
         """Our commit's parent was ``snapshot.head``, so the new tree is that tree plus our change."""
-        tree = dict(snapshot.tree)
+        tree, sizes = dict(snapshot.tree), dict(snapshot.sizes)
         if isinstance(operation, CommitOperationAdd):
             data = _payload(operation)
             blob = content_id(operation)
             tree[operation.path_in_repo] = blob
+            sizes[operation.path_in_repo] = len(data)
             with self._lock:
                 self._blobs[blob] = data
         else:
             tree.pop(operation.path_in_repo, None)
+            sizes.pop(operation.path_in_repo, None)
         with self._lock:
-            self._adopt(_Snapshot(new_head, tree, time.monotonic()))
+            self._adopt(_Snapshot(new_head, tree, time.monotonic(), sizes))
 
     def _adopt(self, snapshot: _Snapshot) -> None:
         """Make ``snapshot`` current and forget the blobs no longer in its tree (under the lock)."""
@@ -227,7 +237,7 @@ class HubRepo:
 
     # -- helpers -----------------------------------------------------------------
 
-    def _list_tree(self, head: str) -> dict[str, str]:
+    def _list_tree(self, head: str) -> tuple[dict[str, str], dict[str, int]]:
         with self._translated("list the files of"):
             entries = list(
                 self.api.list_repo_tree(
@@ -235,9 +245,11 @@ class HubRepo:
                 )
             )
         # LFS files are identified by their content's sha256, like the client's no-op check does.
-        tree = {e.path: (e.lfs.sha256 if e.lfs else e.blob_id) for e in entries if isinstance(e, RepoFile)}
+        files = [e for e in entries if isinstance(e, RepoFile)]
+        tree = {e.path: (e.lfs.sha256 if e.lfs else e.blob_id) for e in files}
+        sizes = {e.path: e.size for e in files if isinstance(e.size, int)}
         logger.debug("listed %s at %s: %d files", self.repo_id, head[:12], len(tree))
-        return tree
+        return tree, sizes
 
     @contextmanager
     def _translated(self, doing: str) -> Iterator[None]:
@@ -326,11 +338,15 @@ class HubStorage:
                 found[path] = blob
         return found
 
-    def read(self, path: str) -> bytes:
+    def read(self, path: str, *, max_bytes: int | None = None) -> bytes:
         full = self._full(path)
         snapshot = self.repo.snapshot(fresh=False)
         if full not in snapshot.tree:  # maybe created since our last look
             snapshot = self.repo.snapshot(fresh=True)
+        size = snapshot.sizes.get(full)
+        if max_bytes is not None and size is not None and size > max_bytes:
+            # Refused from the tree's size, without downloading it.
+            raise UnreadableFileError(path, f"file is {size:,} bytes; the limit is {max_bytes:,}")
         return self.repo.content(snapshot, full)
 
     def write(self, path: str, data: bytes, *, message: str = "") -> None:

@@ -11,21 +11,35 @@ Safe for several processes on one machine:
   update's read–transform–write cannot interleave with another writer.
 
 Lock files live in ``<root>/.locks/``; hidden entries are never listed.
+
+Symbolic links are never followed, whether they point into the store, out of it or
+nowhere: a link (to a file or a folder) is listed like a file so that readers report
+it, and reading it raises :class:`~eval_queue.errors.UnreadableFileError`; so does a
+special file (a FIFO would block the reader) or a file over the reader's size cap.  No
+operation reaches through a linked folder either.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
+import stat as stat_module
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from eval_queue.errors import AlreadyExistsError, ConflictError, NotFoundError, StorageError
+from eval_queue.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    NotFoundError,
+    StorageError,
+    UnreadableFileError,
+)
 from eval_queue.storage.base import Transform
 from eval_queue.storage.paths import check_path, check_prefix, is_hidden
 
@@ -58,16 +72,36 @@ class LocalStorage:
             found[path] = f"{stat.st_mtime_ns:x}-{stat.st_size:x}-{stat.st_ino:x}"
         return found
 
-    def read(self, path: str) -> bytes:
+    def read(self, path: str, *, max_bytes: int | None = None) -> bytes:
         target = self._file(path)
         try:
-            return target.read_bytes()
+            # O_NOFOLLOW: a link is refused, not followed; O_NONBLOCK: opening a FIFO
+            # returns at once (and is refused below) instead of waiting for a writer.
+            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except (FileNotFoundError, NotADirectoryError) as exc:
             raise NotFoundError(f"{path}: no such file in {self.root}") from exc
-        except IsADirectoryError as exc:
-            raise NotFoundError(f"{path}: is a folder, not a file") from exc
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                what = "symbolic link" if target.exists() else "dangling symbolic link"
+                raise UnreadableFileError(path, f"a {what} (links are never followed)") from None
+            if exc.errno == errno.EISDIR:
+                raise NotFoundError(f"{path}: is a folder, not a file") from exc
             raise StorageError(f"{path}: cannot read ({exc.strerror})") from exc
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat_module.S_ISDIR(info.st_mode):
+                raise NotFoundError(f"{path}: is a folder, not a file")
+            if not stat_module.S_ISREG(info.st_mode):
+                raise UnreadableFileError(path, "not a regular file (a FIFO, socket or device)")
+            if max_bytes is not None and info.st_size > max_bytes:
+                raise UnreadableFileError(path, f"file is {info.st_size:,} bytes; the limit is {max_bytes:,}")
+            try:
+                data = handle.read()
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot read ({exc.strerror})") from exc
+        if max_bytes is not None and len(data) > max_bytes:  # grew between fstat and read
+            raise UnreadableFileError(path, f"file is over the limit of {max_bytes:,} bytes")
+        return data
 
     # -- writing -----------------------------------------------------------------
 
@@ -120,7 +154,15 @@ class LocalStorage:
     # -- helpers -----------------------------------------------------------------
 
     def _file(self, path: str) -> Path:
-        return self.root / check_path(path)
+        """The file for a store path, refused if a folder on the way is a link."""
+        target = self.root / check_path(path)
+        real_root = os.path.realpath(self.root)
+        expected = os.path.join(real_root, *path.split("/")[:-1])
+        if os.path.realpath(target.parent) != expected:
+            raise UnreadableFileError(
+                path, "a folder on its path is a symbolic link (links are never followed)"
+            )
+        return target
 
     def _require(self, path: str, target: Path) -> None:
         if not target.is_file():
@@ -134,13 +176,17 @@ class LocalStorage:
             return
         for dirpath, dirnames, filenames in os.walk(start):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            for name in filenames:
+            # os.walk lists a linked folder among the folders but does not enter it: list
+            # it as an entry, so that it is reported like a linked file.
+            linked = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+            for name in [*filenames, *linked]:
                 full = Path(dirpath, name)
                 rel = full.relative_to(self.root).as_posix()
                 if is_hidden(rel) or not rel.startswith(prefix):
                     continue
+                # lstat: a link is described, not followed, so a dangling one is listed too.
                 with contextlib.suppress(FileNotFoundError):  # deleted while we walked
-                    yield rel, full.stat()
+                    yield rel, full.lstat()
 
     @contextlib.contextmanager
     def _locked(self, path: str) -> Iterator[None]:

@@ -7,23 +7,25 @@ locally) so that a listing means the same thing whatever the backend.
 
 from __future__ import annotations
 
-from eval_queue.errors import StorageError
+from eval_queue.errors import StorageError, UnreadableFileError
 
 # On the hub the details store is this folder of the results repo; results readers skip it.
 DETAILS_FOLDER = "details/"
 
 
 def check_path(path: str) -> str:
-    """Return ``path`` if it is a safe relative store path, else raise ``StorageError``.
+    """Return ``path`` if it is a safe relative store path, else raise ``UnreadableFileError``.
 
-    Refusing ``..``, absolute paths and empty parts keeps a crafted request id from
-    reaching outside the store (the CLI passes user-typed ids through here).
+    Refusing ``..``, absolute paths, empty parts and NUL keeps a crafted request id (the
+    CLI passes user-typed ids through here) or a crafted name in a hub repo's tree from
+    reaching outside the store.  The error is a ``StorageError`` and a
+    ``MalformedFileError``: a listing that meets such a name reports it and moves on.
     """
-    if not path or path.startswith("/") or "\\" in path:
-        raise StorageError(f"invalid store path {path!r}: must be relative and use '/'")
+    if not path or path.startswith("/") or "\\" in path or "\0" in path:
+        raise UnreadableFileError(path, "not a safe store path: must be relative and use '/'")
     parts = path.split("/")
     if any(part in {"", ".", ".."} for part in parts):
-        raise StorageError(f"invalid store path {path!r}: empty, '.' or '..' component")
+        raise UnreadableFileError(path, "not a safe store path: empty, '.' or '..' component")
     return path
 
 

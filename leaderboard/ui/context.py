@@ -16,7 +16,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+from eval_queue.identity import SubmitterIdentifier, caller_from_request, signin_prompt
 from eval_queue.queue import QueueListing, RequestQueue
 from eval_queue.requests import EvalRequest, utc_now
 from eval_queue.resolver import ModelResolver, resolver_for
@@ -46,6 +48,7 @@ class AppContext:
     _read_started_at: float = -1.0
     _warming: threading.Thread | None = field(default=None, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
+    _identifier: SubmitterIdentifier | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: Serialises store reads (held during I/O); ``_lock`` only guards the swap.
     _reload_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -152,6 +155,25 @@ class AppContext:
             submitted_by=submitted_by,
         )
         return submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
+
+    def submitter(self, request: Any, profile: Any = None) -> str:
+        """The submitter id of a web caller (a ``gr.Request`` and its ``gr.OAuthProfile``).
+
+        Raises ``SignInRequired`` (a ``SubmissionRejected``) for an anonymous caller when
+        sign-in is required, ``StoreUnavailableError`` if the salt cannot be read.
+        """
+        with self._lock:
+            if self._identifier is None:
+                self._identifier = SubmitterIdentifier(self.settings, self.stores.requests)
+            identifier = self._identifier
+        return identifier(caller_from_request(request, profile))
+
+    def signin_text(self, request: Any, profile: Any = None) -> str:
+        """What the submission tab says about signing in (plain text; the tab escapes it).
+
+        For the sign-in button (``gr.LoginButton``, ``hf_oauth: true``) the redesigned tab adds.
+        """
+        return signin_prompt(self.settings.require_signin, caller_from_request(request, profile).username)
 
     def _resolver(self) -> ModelResolver:
         with self._lock:

@@ -9,8 +9,9 @@ import gradio as gr
 import pandas as pd
 
 from eval_queue.errors import EvalitaError
+from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES
 from leaderboard import plots, views
-from leaderboard.schema import DetailRecord, details_file_name
+from leaderboard.schema import DetailRecord, details_file_name, parse_details
 from leaderboard.suite import SUITE, TASKS
 from leaderboard.ui.common import table_update
 from leaderboard.ui.context import AppContext
@@ -174,12 +175,4 @@ def render_details(ctx: AppContext, key, setting, task_id, prompt_id):
 
 
 def _read_details(ctx: AppContext, path: str) -> list[DetailRecord]:
-    data = ctx.stores.details.read(path)
-    records = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
-        if line.strip():
-            try:
-                records.append(DetailRecord.model_validate_json(line))
-            except ValueError:
-                logger.warning("skipping a malformed line in %s", path)
-    return records
+    return parse_details(ctx.stores.details.read(path, max_bytes=DETAILS_FILE_MAX_BYTES), path)

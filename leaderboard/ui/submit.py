@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import ipaddress
 import logging
-import os
-import re
-import secrets
-import time
 from dataclasses import dataclass
-from typing import Any
 
 import gradio as gr
 
-from eval_queue.errors import SubmissionRejected
+from eval_queue.errors import StoreUnavailableError, SubmissionRejected
+from eval_queue.ledger import duration_text
 from eval_queue.requests import ModelType, Precision
 from leaderboard import views
 from leaderboard.ui.common import table_update
@@ -130,12 +123,12 @@ def do_submit(
 ):
     """Run the submission; the refusal message is shown exactly as the validator wrote it.
 
-    The submitter (for the per-submitter rate limit and queue fairness) comes from the
-    Hugging Face login when there is one, else from a salted hash of the client address:
-    see :func:`submitter_identity`.
+    The submitter (for the per-submitter rate limit and queue fairness) is the Hugging Face
+    sign-in when there is one, else a salted hash of the client address; with sign-in
+    required an anonymous submission is refused (:mod:`eval_queue.identity`).
     """
-    who = submitter_identity(profile, request)
     try:
+        who = ctx.submitter(request, profile)
         created = ctx.submit(
             model=(model or "").strip(),
             revision=(revision or "").strip() or "main",
@@ -144,152 +137,14 @@ def do_submit(
             model_type=None if model_type in (None, "", AUTO_TYPE) else model_type,
             submitted_by=who,
         )
-    except SubmissionRejected as exc:
+    except (SubmissionRejected, StoreUnavailableError) as exc:
         return views.rejected_markdown(exc.message), *render_queue(ctx)
     return views.submitted_markdown(created) + "\n\n" + _quota_line(ctx, who), *render_queue(ctx)
-
-
-# -- who is submitting -----------------------------------------------------------------
-
-# "hf-alice" (a Hugging Face login) and "web-0123456789ab" (a salted hash of the address):
-# the prefixes keep logged-in and anonymous submitters apart, and both pass the queue's
-# submitter rule (SUBMITTER_RE), which a test checks.
-HF_PREFIX = "hf-"
-WEB_PREFIX = "web-"
-SALT_ENV = "EVALITA_SUBMITTER_SALT"
-_HASH_HEX = 12
-_PROCESS_SALT = secrets.token_bytes(32)  # used when no salt is configured: ids change on restart
-
-
-def submitter_identity(
-    profile: gr.OAuthProfile | None, request: gr.Request | None, *, salt: str | bytes | None = None
-) -> str:
-    """The submitter id recorded in request files (which are public).
-
-    In order: the Hugging Face login (``hf:<username>``) when the Space runs with
-    ``hf_oauth: true`` and the user signed in; else the client address — the first
-    ``X-Forwarded-For`` entry when present (Spaces sit behind a proxy), else
-    ``request.client.host`` — as ``web:<12 hex>``, an HMAC under a secret salt so the raw
-    address never appears (IPv6 addresses count per /64, what one host usually gets).
-    The salt is ``salt``, else ``$EVALITA_SUBMITTER_SALT``, else a random per-process one.
-    """
-    username = _profile_username(profile) or _profile_username(_profile_from_session(request))
-    if username:
-        clean = re.sub(r"[^A-Za-z0-9._-]", "_", username)[:90]
-        return HF_PREFIX + clean
-    address = _client_address(request)
-    if address is None:
-        return WEB_PREFIX + "unknown"
-    key = _salt(salt)
-    digest = hmac.new(key, address.encode("utf-8"), hashlib.sha256).hexdigest()
-    return WEB_PREFIX + digest[:_HASH_HEX]
-
-
-def _profile_username(profile: Any) -> str | None:
-    if profile is None:
-        return None
-    username = getattr(profile, "username", None)
-    if username is None and isinstance(profile, dict):
-        username = profile.get("preferred_username")
-    if not isinstance(username, str):
-        return None
-    return username.strip() or None
-
-
-def _profile_from_session(request: gr.Request | None) -> dict | None:
-    """The OAuth user info Gradio keeps in the session, for handlers not declaring a profile.
-
-    Mirrors how Gradio injects ``gr.OAuthProfile`` (the session's ``oauth_info``, unless
-    expired); any surprise means "not logged in".
-    """
-    if request is None:
-        return None
-    try:
-        underlying = getattr(request, "request", None) or request
-        scope = getattr(underlying, "scope", None)
-        session = scope.get("session") if isinstance(scope, dict) else getattr(underlying, "session", None)
-        info = session.get("oauth_info") if session else None
-        if not isinstance(info, dict):
-            return None
-        expires_at = info.get("expires_at")
-        if isinstance(expires_at, int | float) and expires_at < time.time():
-            return None
-        userinfo = info.get("userinfo")
-        return userinfo if isinstance(userinfo, dict) else None
-    except Exception:
-        return None
-
-
-def _client_address(request: gr.Request | None) -> str | None:
-    if request is None:
-        return None
-    raw = _forwarded_for(request)
-    if not raw:
-        try:
-            client = request.client
-            raw = getattr(client, "host", None) or (client.get("host") if isinstance(client, dict) else None)
-        except Exception:
-            raw = None
-    if not raw:
-        return None
-    return _normalise_address(str(raw).strip())
-
-
-def _forwarded_for(request: gr.Request) -> str | None:
-    try:
-        headers = request.headers
-    except Exception:
-        return None
-    if headers is None:
-        return None
-    value = None
-    try:
-        value = headers.get("x-forwarded-for")
-    except Exception:
-        value = None
-    if value is None:
-        try:
-            value = next((v for k, v in dict(headers).items() if str(k).lower() == "x-forwarded-for"), None)
-        except Exception:
-            value = None
-    if not isinstance(value, str):
-        return None
-    first = value.split(",")[0].strip()
-    return first or None
-
-
-def _normalise_address(raw: str) -> str:
-    try:
-        ip = ipaddress.ip_address(raw.strip("[]"))
-    except ValueError:
-        return raw.lower()  # not an address (a hostname, "testclient"): hash it as given
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
-    return str(ip)
-
-
-def _salt(salt: str | bytes | None) -> bytes:
-    if salt is None:
-        salt = os.environ.get(SALT_ENV) or None
-    if salt is None:
-        return _PROCESS_SALT
-    return salt.encode("utf-8") if isinstance(salt, str) else salt
 
 
 def _quota_line(ctx: AppContext, who: str) -> str:
     settings = ctx.settings
     return (
         f"Queued as {views.md_text(who)}; limit {settings.submission_limit} per "
-        f"{_period(settings.submission_period_s)}."
+        f"{duration_text(settings.submission_period_s)}."
     )
-
-
-def _period(seconds: float) -> str:
-    seconds = int(seconds)
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size and seconds % size == 0:
-            count = seconds // size
-            return f"{count} {unit}" + ("s" if count != 1 else "")
-    return f"{seconds} seconds"

@@ -37,7 +37,11 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 
 def request_files(env: dict[str, str]) -> list[Path]:
-    return sorted(p for p in Path(env["EVALITA_DATA_DIR"], "requests").rglob("*.json"))
+    root = Path(env["EVALITA_DATA_DIR"], "requests")
+    # Hidden folders (the submitters' ledgers) are not request files.
+    return sorted(
+        p for p in root.rglob("*.json") if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
 
 
 def run(*args: str) -> tuple[int, str, str]:

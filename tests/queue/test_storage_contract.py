@@ -7,7 +7,13 @@ import threading
 
 import pytest
 
-from eval_queue.errors import AlreadyExistsError, InvalidTransitionError, NotFoundError, StorageError
+from eval_queue.errors import (
+    AlreadyExistsError,
+    InvalidTransitionError,
+    NotFoundError,
+    StorageError,
+    UnreadableFileError,
+)
 from eval_queue.storage import Storage
 
 
@@ -32,6 +38,15 @@ def test_written_file_reads_back_and_is_listed(store: Storage) -> None:
 def test_reading_a_missing_file_raises_not_found(store: Storage) -> None:
     with pytest.raises(NotFoundError):
         store.read("org/missing.json")
+
+
+def test_a_file_over_the_readers_cap_is_refused_and_named(store: Storage, reopen_store) -> None:
+    store.write("org/big.json", b"x" * 1000)
+    fresh = reopen_store()  # a reader that has never seen the bytes (hub: refused from the tree's size)
+    with pytest.raises(UnreadableFileError) as info:
+        fresh.read("org/big.json", max_bytes=999)
+    assert info.value.path == "org/big.json" and "1,000 bytes; the limit is 999" in info.value.reason
+    assert fresh.read("org/big.json", max_bytes=1000) == b"x" * 1000
 
 
 def test_create_refuses_an_existing_file(store: Storage) -> None:
