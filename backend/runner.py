@@ -40,7 +40,7 @@ import platform
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -376,7 +376,12 @@ def _seed_everything() -> None:
 
 
 def _load_model(
-    model_args: str, options: RunOptions, device: str, batch_size: str | int, model_class: str | None = None
+    model_args: str,
+    options: RunOptions,
+    device: str,
+    batch_size: str | int,
+    model_class: str | None = None,
+    model_kwargs: Mapping[str, Any] | None = None,
 ) -> Any:
     if options.backend == "vllm":
         try:
@@ -391,6 +396,7 @@ def _load_model(
         "batch_size": batch_size,
         "max_batch_size": options.max_batch_size,
         "device": device,
+        **(model_kwargs or {}),
     }
     try:
         return lm_class.create_from_arg_string(model_args, extra)
@@ -447,11 +453,13 @@ def run_harness(
     include_path: Path | str | None = None,
     log_samples: bool = True,
     model_class: str | None = None,
+    model_kwargs: Mapping[str, Any] | None = None,
 ) -> HarnessOutput:
     """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call.
 
     ``model_class`` names a registered lm-eval model to use instead of ``options.backend``'s
-    (a track's own subclass of it, e.g. the long-context track's book-cache ``hf`` model).
+    (a track's own subclass of it, e.g. the long-context track's book-cache ``hf`` model);
+    ``model_kwargs`` are extra constructor arguments for it (never secrets: not recorded).
     """
     device = resolve_device(options.device)
     dtype = resolve_dtype(options, model.precision, device)
@@ -469,7 +477,7 @@ def run_harness(
         batch_size,
         device,
     )
-    lm = _load_model(model_args, options, device, batch_size, model_class)
+    lm = _load_model(model_args, options, device, batch_size, model_class, model_kwargs)
     model_load_s = time.perf_counter() - t0
     tracker = ProgressTracker(options.progress_interval_s)
     tokens = TokenCounter()

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -37,7 +39,7 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
 from backend.options import HarnessError
-from leaderboard.tracks.long_context.definition import QUESTION_MARKER
+from leaderboard.tracks.long_context.definition import QUESTION_MARKER, UnknownNameError, task_by_name
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,35 @@ MODEL_NAME = "hf-book-cache"
 #: Tokens per forward pass when prefilling a book: bounds activation memory for
 #: 100K-token books; the cache is the same as one pass would give.
 PREFILL_CHUNK = 8192
+
+
+def _setting_of(task: str) -> str:
+    try:
+        return task_by_name(task).setting.value
+    except UnknownNameError:
+        return "?"
+
+
+class _Progress:
+    """Logs answers done per context setting, elapsed time and an ETA, every ``interval_s``."""
+
+    def __init__(self, items: list[_Item], interval_s: float) -> None:
+        self.total = Counter(_setting_of(i.task) for i in items)
+        self.done: Counter[str] = Counter()
+        self.interval_s = interval_s
+        self.start = self.last = time.monotonic()
+
+    def tick(self, item: _Item) -> None:
+        self.done[_setting_of(item.task)] += 1
+        now = time.monotonic()
+        finished = sum(self.done.values())
+        if now - self.last < self.interval_s and finished < sum(self.total.values()):
+            return
+        self.last = now
+        elapsed = now - self.start
+        eta = elapsed / finished * (sum(self.total.values()) - finished)
+        per_setting = ", ".join(f"{s} {self.done[s]}/{n}" for s, n in self.total.items())
+        log.info("long-context answers: %s; elapsed %.0f s, ETA %.0f s", per_setting, elapsed, eta)
 
 
 @dataclass(frozen=True)
@@ -92,9 +123,12 @@ class _Item:
 class BookCacheHFLM(HFLM):
     """HFLM whose ``generate_until`` cuts the book, not the question, and reuses its KV cache."""
 
-    def __init__(self, *args: Any, reuse_prefix: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, reuse_prefix: bool = True, progress_interval_s: float = 30.0, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.reuse_prefix = bool(reuse_prefix)
+        self.progress_interval_s = float(progress_interval_s)
         self.stats = ReuseStats()
 
     # ------------------------------------------------------------------ reporting
@@ -185,6 +219,7 @@ class BookCacheHFLM(HFLM):
             prefix, item = self._item(index, request)
             groups.setdefault(prefix, []).append(item)
         answers: list[str | None] = [None] * len(requests)
+        progress = _Progress([i for items in groups.values() for i in items], self.progress_interval_s)
         log.info(
             "generating %d answers over %d shared prefixes (prefix reuse %s, window %d tokens)",
             len(requests),
@@ -213,6 +248,7 @@ class BookCacheHFLM(HFLM):
                     answer = self._generate(ids, item, copy.deepcopy(cache))
                 answers[item.index] = answer
                 self.stats.requests += 1
+                progress.tick(item)
                 self.cache_hook.add_partial("generate_until", (item.context, item.gen_kwargs), answer)
             del cache
         return [a if a is not None else "" for a in answers]

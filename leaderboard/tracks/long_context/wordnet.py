@@ -30,7 +30,7 @@ WORDNET_DIR_ENV = "EVALITA_WORDNET_DIR"
 INSTALL_HINT = "install Debian's wordnet-base (scripts/setup.sh does: apt-get install wordnet-base)"
 
 #: WordNet 3.0's lexicographer files, in number order (lexnames(5WN)).
-LEXNAMES: tuple[str, ...] = [
+LEXNAMES: tuple[str, ...] = (
     "adj.all",
     "adj.pert",
     "adv.all",
@@ -76,7 +76,7 @@ LEXNAMES: tuple[str, ...] = [
     "verb.stative",
     "verb.weather",
     "adj.ppl",
-]
+)
 _POS_NUMBER = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 
