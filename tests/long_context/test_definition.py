@@ -114,3 +114,17 @@ def test_a_12k_word_book_under_10k_gives_its_first_10k_words_and_the_whole_quest
     )
     full = hooks.doc_to_text_oe(doc | {"max_words": None})
     assert full.split()[:12_000] == text.split()
+
+
+def test_the_ui_side_and_the_worker_entry_import_without_torch_or_lm_eval():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import leaderboard.tracks.long_context.tables, leaderboard.tracks.long_context.schema\n"
+        "import backend.tracks.long_context\n"
+        "print(sorted(m for m in ('torch', 'lm_eval', 'gradio') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr[-2000:]
