@@ -106,12 +106,18 @@ def main(argv: list[str] | None = None) -> int:
         "--repeats", type=int, default=2, help="rounds of (reuse, plain) in alternating order"
     )
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
+    import torch
+
     from backend.embedded import EMBEDDED_MODEL_ID, install_embedded
     from backend.tracks.long_context.lm import BookCacheHFLM
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     installed = install_embedded()
     lm = BookCacheHFLM(
@@ -145,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     plain_prefill = runs[False][0]["prefill_tokens"]
     equal = all(r["answers"] == runs[False][0]["answers"] for r in runs[True] + runs[False])
 
-    print(f"\nlong-context prefix reuse on {EMBEDDED_MODEL_ID} ({args.device}, float32, batch 1)")
+    print(
+        f"\nlong-context prefix reuse on {EMBEDDED_MODEL_ID} "
+        f"({args.device}, float32, batch 1, {torch.get_num_threads()} torch threads)"
+    )
     print(f"requests: {len(requests)}, prompt tokens {min(prompt_tokens)}–{max(prompt_tokens)}, "
           f"max_gen_toks {args.max_gen_toks}, best of {args.repeats}")  # fmt: skip
     print(f"{'mode':<14}{'prefill tokens':>16}{'wall s':>10}")
@@ -164,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                 "model": EMBEDDED_MODEL_ID,
                 "revision": installed.revision,
                 "device": args.device,
+                "threads": torch.get_num_threads(),
                 "requests": len(requests),
                 "prompt_tokens": prompt_tokens,
                 "max_gen_toks": args.max_gen_toks,

@@ -169,7 +169,7 @@ class BookCacheHFLM(HFLM):
 
     def _fit_prefix(self, prefix: str, items: list[_Item]) -> list[int]:
         """The prefix's tokens, cut from the end so that every item of the group fits."""
-        ids = self.tok_encode(prefix) if prefix else self.tok_encode("")
+        ids = self.tok_encode(prefix)  # BOS (if the model uses one) even for an empty prefix
         room = self.max_length - max(len(i.tail_ids) + i.max_gen_toks for i in items)
         if room < min(len(ids), 1):
             worst = max(items, key=lambda i: len(i.tail_ids))
@@ -201,7 +201,9 @@ class BookCacheHFLM(HFLM):
 
     def _generate(self, ids: list[int], item: _Item, cache: DynamicCache | None) -> str:
         context = torch.tensor([ids], device=self.device)
-        extra = dict(item.extra)
+        # Explicit, as HFLM passes the tokenizer's: inferred from the pad id, a prompt that
+        # contains that token (some chat templates) would have it masked out.
+        extra = dict(item.extra, attention_mask=torch.ones_like(context))
         if cache is not None:
             extra["past_key_values"] = cache
         with torch.no_grad():
