@@ -12,7 +12,13 @@ import pytest
 import yaml
 
 from backend.data import DataSource, DataSourceError
-from backend.tracks.long_context.data import HARNESS_DIR, prepare_long_context, read_books, read_local_books
+from backend.tracks.long_context.data import (
+    HARNESS_DIR,
+    prepare_long_context,
+    read_books,
+    read_hub_books,
+    read_local_books,
+)
 from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet
 from tests.long_context.books import passage_book, qa, summary_book, tiny_library, write_books
 
@@ -106,6 +112,13 @@ def test_duplicate_book_ids_and_invalid_json_are_reported(tmp_path):
     empty.mkdir()
     with pytest.raises(DataSourceError, match=r"no \.jsonl or \.json files"):
         read_local_books(empty)
+
+
+def test_books_loaded_through_datasets_parse_like_local_files(tmp_path):
+    # The hub path: rows come back from Arrow (nulls, empty lists, nested structs).
+    lib = tiny_library(tmp_path / "lib")
+    through_datasets = read_hub_books(str(lib), None, cache_dir=tmp_path / "cache")
+    assert through_datasets == read_local_books(lib)
 
 
 @pytest.mark.slow

@@ -190,20 +190,25 @@ def read_local_books(root: Path) -> list[Book]:
     return [parse_book(row, where) for path in files for where, row in _rows_of_file(path)]
 
 
-def read_hub_books() -> list[Book]:
-    """Every split of the INDAQA2 dataset, through ``datasets`` (the cache when offline)."""
+def read_hub_books(
+    path: str = HUB_DATASET, config: str | None = HUB_DATASET_CONFIG, *, cache_dir: Path | None = None
+) -> list[Book]:
+    """Every split of the INDAQA2 dataset through ``datasets`` (offline: its cache), parsed like local books.
+
+    ``path`` may also be a local folder laid out as a hub dataset (the bundled sample is).
+    """
     import datasets
 
     try:
-        loaded = datasets.load_dataset(HUB_DATASET, HUB_DATASET_CONFIG)
+        loaded = datasets.load_dataset(path, config, cache_dir=str(cache_dir) if cache_dir else None)
     except (OSError, ValueError, datasets.exceptions.DatasetNotFoundError) as exc:
         raise DataSourceError(
-            f"dataset {HUB_DATASET} could not be loaded ({type(exc).__name__}: {str(exc).splitlines()[0]}). "
+            f"dataset {path} could not be loaded ({type(exc).__name__}: {str(exc).splitlines()[0]}). "
             "Offline, it must be in the datasets cache (HF_DATASETS_CACHE): run "
             "`python -m backend prefetch` on a machine that reaches the hub, with the same HF_HOME"
         ) from exc
     return [
-        parse_book(row, f"{HUB_DATASET}[{split}][{index}]")
+        parse_book(row, f"{path}[{split}][{index}]")
         for split, rows in loaded.items()
         for index, row in enumerate(rows)
     ]
