@@ -7,8 +7,9 @@ offline node that shares ``HF_HOME`` (``HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1``
   for, into the hub cache (``HF_HUB_CACHE``), printed with the sha it resolved to — submit
   that sha so the worker loads exactly those files;
 * every upstream dataset the suite reads (``leaderboard.suite``: ``evalitahf/*`` and
-  ``ARTeLab/fanpage``, each NER domain config), into the datasets cache, which
-  ``--data hub`` then reads offline.
+  ``ARTeLab/fanpage``, each NER domain config) and the long-context track's INDAQA2
+  (``sapienzanlp/INDAQA_CALAMITA``), into the datasets cache, which ``--data hub`` then
+  reads offline.
 
 Gated models and datasets use ``HF_TOKEN`` from the environment (never printed).
 Exit codes: 0 all fetched; 1 something could not be fetched (listed); 2 bad usage.
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Sequence
 
 from leaderboard.suite import SUITE
+from leaderboard.tracks.long_context.definition import HUB_DATASET, HUB_DATASET_CONFIG
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,11 @@ def suite_datasets() -> list[tuple[str, str | None]]:
             if pair not in pairs:
                 pairs.append(pair)
     return pairs
+
+
+def all_datasets() -> list[tuple[str, str | None]]:
+    """The suite's datasets, then every other track's (the long-context INDAQA2)."""
+    return [*suite_datasets(), (HUB_DATASET, HUB_DATASET_CONFIG)]
 
 
 def _offline_hint() -> str:
@@ -95,7 +102,7 @@ def main(argv: Sequence[str]) -> int:
         except Exception as exc:  # report every item, then exit 1
             failures.append(f"model {spec}: {type(exc).__name__}: {exc}")
     if not args.no_datasets:
-        for path, name in suite_datasets():
+        for path, name in all_datasets():
             try:
                 prefetch_dataset(path, name)
             except Exception as exc:

@@ -40,7 +40,7 @@ import platform
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -106,6 +106,9 @@ class HarnessOutput:
     samples: dict[str, list[dict[str, Any]]]
     record: RunRecord
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    # What the model class itself reports about the run (its ``run_report()``, if it has
+    # one), e.g. the long-context model's truncation and prefix-reuse statistics.
+    model_report: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- progress
@@ -372,7 +375,14 @@ def _seed_everything() -> None:
     torch.manual_seed(TORCH_SEED)
 
 
-def _load_model(model_args: str, options: RunOptions, device: str, batch_size: str | int) -> Any:
+def _load_model(
+    model_args: str,
+    options: RunOptions,
+    device: str,
+    batch_size: str | int,
+    model_class: str | None = None,
+    model_kwargs: Mapping[str, Any] | None = None,
+) -> Any:
     if options.backend == "vllm":
         try:
             import vllm  # noqa: F401  (only to fail early with a clear message)
@@ -381,14 +391,15 @@ def _load_model(model_args: str, options: RunOptions, device: str, batch_size: s
                 "backend 'vllm' needs the vllm package (pip install vllm matching your torch/CUDA); "
                 "it is not part of requirements-backend.txt"
             ) from exc
-    model_class = get_model(options.backend)
+    lm_class = get_model(model_class or options.backend)
     extra: dict[str, Any] = {
         "batch_size": batch_size,
         "max_batch_size": options.max_batch_size,
         "device": device,
+        **(model_kwargs or {}),
     }
     try:
-        return model_class.create_from_arg_string(model_args, extra)
+        return lm_class.create_from_arg_string(model_args, extra)
     except EvalitaError:
         raise
     except Exception as exc:
@@ -441,8 +452,15 @@ def run_harness(
     *,
     include_path: Path | str | None = None,
     log_samples: bool = True,
+    model_class: str | None = None,
+    model_kwargs: Mapping[str, Any] | None = None,
 ) -> HarnessOutput:
-    """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call."""
+    """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call.
+
+    ``model_class`` names a registered lm-eval model to use instead of ``options.backend``'s
+    (a track's own subclass of it, e.g. the long-context track's book-cache ``hf`` model);
+    ``model_kwargs`` are extra constructor arguments for it (never secrets: not recorded).
+    """
     device = resolve_device(options.device)
     dtype = resolve_dtype(options, model.precision, device)
     batch_size = resolve_batch_size(options, device)
@@ -459,7 +477,7 @@ def run_harness(
         batch_size,
         device,
     )
-    lm = _load_model(model_args, options, device, batch_size)
+    lm = _load_model(model_args, options, device, batch_size, model_class, model_kwargs)
     model_load_s = time.perf_counter() - t0
     tracker = ProgressTracker(options.progress_interval_s)
     tokens = TokenCounter()
@@ -501,7 +519,7 @@ def run_harness(
     progress = tracker.summary() | asdict(tokens)
     record = RunRecord(
         harness=f"lm-eval {lm_eval.__version__}",
-        backend=options.backend,
+        backend=model_class or options.backend,
         model_args=model_args,
         device=device,
         dtype=dtype,
@@ -530,4 +548,5 @@ def run_harness(
         samples=dict(output.get("samples", {}) or {}),
         record=record,
         raw=dict(output),
+        model_report=dict(lm.run_report()) if hasattr(lm, "run_report") else {},
     )

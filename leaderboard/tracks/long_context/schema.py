@@ -1,0 +1,164 @@
+"""The long-context results file: the shared envelope with this track's ``settings`` body.
+
+docs/TRACKS.md fixes the envelope (``evalita-llm-results/2``)::
+
+    {"schema": "evalita-llm-results/2", "track": "long-context",
+     "model": {…}, "run": {…, "context_settings": ["10k", …], …},
+     "settings": {"10k": {"sets": {"summary": {…}, …}, "truncation": {…}}, …}}
+
+Per setting and question set (:class:`SetScores`): mean EM, METEOR (paper-compatible),
+METEOR (Italian) over the OE items, accuracy and unparsed rate over the MC items, and
+their counts; per setting (:class:`TruncationStats`): how many items were cut to the
+setting's words and to the model's window, and how many tokens of the book the model
+saw.  Scores are on the 0–1 scale; a score that does not exist is ``None`` (Entity has no
+MC, so its ``acc`` is ``None``), never 0.  The body is strict: unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from eval_queue.errors import MalformedFileError
+from leaderboard.schema import ModelInfo, RunInfo
+from leaderboard.tracks.long_context.definition import (
+    QUESTION_SET_SPECS,
+    TRACK,
+    AnswerKind,
+    ContextSetting,
+    QuestionSet,
+)
+
+#: The envelope version that carries a ``track`` (docs/TRACKS.md).
+RESULTS_SCHEMA_V2 = "evalita-llm-results/2"
+
+
+#: A score on the 0–1 scale (the UI shows 0–100).
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SetScores(_Strict):
+    """One question set under one setting: OE means over ``n_oe`` items, MC over ``n_mc``."""
+
+    n_oe: int = Field(ge=0)
+    em: Unit | None = None
+    meteor: Unit | None = None
+    meteor_it: Unit | None = None
+    n_mc: int | None = Field(default=None, ge=0)
+    acc: Unit | None = None
+    unparsed: Unit | None = None
+
+    @model_validator(mode="after")
+    def _mc_fields_together(self) -> SetScores:
+        mc = (self.n_mc, self.acc, self.unparsed)
+        if any(v is None for v in mc) and any(v is not None for v in mc):
+            raise ValueError("n_mc, acc and unparsed are given together or not at all")
+        return self
+
+
+class TruncationStats(_Strict):
+    """What the model saw of the books under one setting, over all its items (OE and MC).
+
+    ``words_cut``: items whose book is longer than the setting's word limit (cut by design).
+    ``window_cut``: items whose context was cut further to fit the model's window.
+    Tokens count the context before the question: BOS, any chat-template preamble and
+    the book (what :mod:`backend.tracks.long_context.lm` may cut).
+    """
+
+    unit: Literal["tokens"] = "tokens"
+    items: int = Field(ge=0)
+    words_cut: int = Field(ge=0)
+    window_cut: int = Field(ge=0)
+    offered_words_mean: float = Field(ge=0)
+    context_tokens_mean: float = Field(ge=0)
+    seen_tokens_mean: float = Field(ge=0)
+    seen_tokens_min: int = Field(ge=0)
+    seen_fraction_mean: float = Field(ge=0, le=1)
+    window_tokens: int | None = Field(default=None, ge=1)
+
+
+class SettingResult(_Strict):
+    sets: dict[QuestionSet, SetScores]
+    truncation: TruncationStats
+
+    @model_validator(mode="after")
+    def _every_set(self) -> SettingResult:
+        missing = [q.value for q in QuestionSet if q not in self.sets]
+        if missing:
+            raise ValueError(f"question set(s) missing: {', '.join(missing)}")
+        for question_set, scores in self.sets.items():
+            has_mc = AnswerKind.MULTIPLE_CHOICE in QUESTION_SET_SPECS[question_set].kinds
+            if not has_mc and scores.n_mc is not None:
+                raise ValueError(f"{question_set.value} has no multiple-choice items")
+        return self
+
+
+class LongContextRunInfo(RunInfo):
+    """The shared ``run`` block plus what a long-context run adds."""
+
+    context_settings: list[ContextSetting]
+    model_class: str | None = None
+    prefix_reuse: bool | None = None
+    prefill_tokens: int | None = None
+    window_tokens: int | None = None
+
+
+class LongContextResults(BaseModel):
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    schema_: Literal["evalita-llm-results/2"] = Field(default=RESULTS_SCHEMA_V2, alias="schema")
+    track: Literal["long-context"] = TRACK.value
+    model: ModelInfo
+    run: LongContextRunInfo
+    settings: dict[ContextSetting, SettingResult]
+
+    @model_validator(mode="after")
+    def _settings_as_run_says(self) -> LongContextResults:
+        if set(self.settings) != set(self.run.context_settings):
+            raise ValueError(
+                f"settings {sorted(self.settings)} differ from run.context_settings "
+                f"{sorted(self.run.context_settings)}"
+            )
+        return self
+
+    def to_json(self) -> bytes:
+        payload = self.model_dump(mode="json", by_alias=True)
+        return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
+
+    @classmethod
+    def from_json(cls, data: bytes, path: str) -> LongContextResults:
+        """Parse a results file of this track; :class:`MalformedFileError` names ``path`` and the field."""
+        try:
+            return cls.model_validate_json(data, by_alias=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(file)"
+            raise MalformedFileError(path, f"field {where!r}: {first['msg']}") from exc
+
+
+class LongContextDetail(BaseModel):
+    """One line of a details file (``<harness task>.jsonl``): one question and the model's answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: int
+    question_id: str
+    book_id: str
+    question: str
+    references: list[str]
+    answer: str
+    choices: list[str] | None = None
+    label: str | None = None
+    letter: str | None = None  # MC: extracted by Appendix E's regexes; None = unparsed
+    em: float | None = None
+    meteor: float | None = None
+    meteor_it: float | None = None
+    acc: float | None = None
+    context_tokens: int | None = None
+    seen_tokens: int | None = None

@@ -1,0 +1,14 @@
+"""Fixtures of the long-context tests: the tiny random model (a plain folder), built once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.tiny_model import build_tiny_model
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("lc-tiny-model") / "model")
