@@ -197,8 +197,10 @@ def _is_placeholder(value: Any) -> bool:
 def _loose(candidate: str) -> JudgeAnswer | None:
     """Read score and explanation with patterns from an object no parser takes, or None."""
     found = _LOOSE_SCORE.search(candidate)
-    if found is None or _is_placeholder(found.group("value")):
+    if found is None:
         return None
+    if _is_placeholder(found.group("value")):
+        return JudgeAnswer(ParseStatus.NO_SCORE, repaired=True)
     status, score = score_value(found.group("value").strip())
     described = _LOOSE_EXPLANATION.search(candidate)
     explanation = (described.group("value").strip() or None) if described is not None else None
@@ -212,8 +214,9 @@ def parse_answer(text: str) -> JudgeAnswer:
     for candidate, obj in _candidates(cleaned):
         if obj is None:
             loose = _loose(candidate)
-            if loose is not None:
+            if loose is not None and loose.status is not ParseStatus.NO_SCORE:
                 return loose
+            seen_object = seen_object or loose is not None
             continue
         seen_object = True
         has_score, raw_score = _lookup(obj, _SCORE_KEYS)
