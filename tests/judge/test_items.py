@@ -157,3 +157,17 @@ def test_a_missing_run_missing_details_or_a_wrong_task_is_a_clear_error(tmp_path
         read_judged_run(stores.results, stores.details, target, "sum")
     with pytest.raises(JudgeDataError, match="multiple choice"):
         read_judged_run(stores.results, stores.details, target, "te")
+
+
+def test_a_hub_annotated_set_missing_from_the_offline_cache_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    from backend.tracks.judge.prepare import hub_rows_from_cache
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+
+    with pytest.raises(JudgeDataError, match=r"not available.*datasets cache"):
+        load_annotated_set("hub:evalita-tests/no-such-set", hub_rows=hub_rows_from_cache)

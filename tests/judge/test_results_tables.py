@@ -20,9 +20,16 @@ from backend.tracks.judge.convert import (
 from eval_queue.errors import MalformedFileError
 from leaderboard.schema import ModelInfo, RunInfo
 from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
+from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
 from leaderboard.tracks.judge.parse import ParseStatus
-from leaderboard.tracks.judge.schema import JudgeDetail, JudgedRun, JudgeResultsFile, judge_results_path
-from leaderboard.tracks.judge.stats import NotEnoughData
+from leaderboard.tracks.judge.schema import (
+    JudgeDetail,
+    JudgedRun,
+    JudgeResultsFile,
+    StatBlock,
+    judge_results_path,
+)
+from leaderboard.tracks.judge.stats import NotEnoughData, meta_evaluation
 from leaderboard.tracks.judge.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
@@ -279,3 +286,23 @@ def test_the_export_prints_judges_or_generations() -> None:
     assert export_table([meta, generated])["judge"].tolist() == ["org/good"]
     assert export_table([meta, generated], JudgeExport.GENERATIONS)["model"].tolist() == ["org/writer"]
     assert NOT_ENOUGH_DATA == "not enough data"
+
+
+def test_the_stored_figures_are_those_recomputed_from_the_stored_items() -> None:
+    run = _meta_file("org/j", {"a": 2, "b": None, "c": 4, "d": 4, "e": 5})
+    body = run.results.judge
+
+    again = meta_evaluation(body.judged_scores())
+    checked = 0
+    for criterion, block in body.criteria.items():
+        assert StatBlock.from_agreement(again.criteria[criterion]) == block
+        checked += 1
+    assert StatBlock.from_agreement(again.overall) == body.overall
+    assert checked == len(CRITERIA)
+
+
+def test_the_harness_hooks_read_answers_with_the_parser() -> None:
+    assert process_results({}, ['{"score": "4/5", "explanation": "x"}']) == {"parsed": 1.0, "score": 4}
+    assert process_results({}, ["niente"]) == {"parsed": 0.0, "score": None}
+    assert mean_of_scored([4, None, 2]) == 3.0
+    assert mean_of_scored([None, None]) is None

@@ -166,7 +166,7 @@ def hub_rows_from_cache(repo: str, split: str) -> Iterable[Mapping[str, Any]]:
     except (FileNotFoundError, ConnectionError, ValueError, datasets.exceptions.DatasetNotFoundError) as exc:
         raise JudgeDataError(
             f"the annotated set {repo} (split {split}) is not available: {type(exc).__name__}: {exc}. "
-            "Offline, it must be in the datasets cache: run `python -m backend prefetch` where the hub "
-            "is reachable, or use local:<dir>."
+            "Offline, it must already be in the datasets cache: load it once on a machine that reaches "
+            f"the hub with the same HF_HOME (datasets.load_dataset({repo!r})), or use local:<dir>."
         ) from None
     return [dict(row) for row in loaded]
