@@ -39,6 +39,7 @@ from leaderboard.tracks.judge.definition import CRITERIA, JudgeMode, judge_varia
 from leaderboard.tracks.judge.items import JudgeUnit, meta_units
 from leaderboard.tracks.judge.schema import (
     FewShotInfo,
+    JudgedRun,
     JudgeResultsFile,
     judge_details_dir,
     judge_details_file_name,
@@ -114,8 +115,8 @@ class JudgeOutput:
 
 def _units(
     job: JudgeJob, data: str | JudgeDataSource, stores: Stores | None, hub_rows: HubRows | None
-) -> tuple[list[JudgeUnit], str, Any]:
-    """``(units, run.data label, judged run or None)``."""
+) -> tuple[list[JudgeUnit], str, JudgedRun | None]:
+    """``(units, run.data label, the judged run for generations)``."""
     if job.mode is JudgeMode.META:
         annotated = load_annotated_set(data, hub_rows=hub_rows or prepare.hub_rows_from_cache)
         log.info("annotated set %s: %d items", annotated.label, len(annotated.items))
