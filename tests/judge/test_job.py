@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks.judge import JudgeJob
+from backend.tracks.judge.run import wants_chat_template
 from eval_queue.requests import EvalRequest, ModelType, Precision
 from leaderboard.tracks.judge.data import JudgeDataError
 from leaderboard.tracks.judge.definition import JudgeMode, judge_variant
+from tests.support.tiny_model import TinyModel
 
 
 def _request(**extra: Any) -> EvalRequest:
@@ -58,3 +64,22 @@ def test_a_generations_request_names_its_target_in_the_variant() -> None:
 def test_a_bad_judge_request_is_refused_with_a_clear_message(extra: dict[str, Any], message: str) -> None:
     with pytest.raises(JudgeDataError, match=message):
         JudgeJob.from_request(_request(**extra))
+
+
+def test_a_judge_gets_the_chat_template_when_its_tokenizer_has_one(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    plain = ModelRef(str(tiny_model.folder), "main", "float32")
+    chatty_folder = tmp_path / "chatty"
+    shutil.copytree(tiny_model.folder, chatty_folder)
+    config_path = chatty_folder / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config["chat_template"] = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    config_path.write_text(json.dumps(config))
+    chatty = ModelRef(str(chatty_folder), "main", "float32")
+
+    assert wants_chat_template(plain, RunOptions()) is False
+    assert wants_chat_template(plain, RunOptions(apply_chat_template=True)) is True
+    assert wants_chat_template(chatty, RunOptions()) is True
+    with pytest.raises(HarnessError, match="could not read the tokenizer"):
+        wants_chat_template(ModelRef(str(tmp_path / "missing"), "main", "float32"), RunOptions())

@@ -57,7 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-gen-toks", type=int, help="cap on the answer's tokens (with --limit only)")
     parser.add_argument("--batch-size", type=int)
     parser.add_argument("--device")
-    parser.add_argument("--apply-chat-template", action="store_true")
+    parser.add_argument(
+        "--apply-chat-template",
+        action="store_true",
+        help="force the chat template (default: if the tokenizer has one)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from backend.options import ModelRef, RunOptions
+from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks.judge import convert, prepare
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
@@ -132,6 +132,29 @@ def _units(
     return units, judged.data, judged
 
 
+def wants_chat_template(model: ModelRef, options: RunOptions) -> bool:
+    """Whether the judge sees its prompt as a chat turn: yes if asked, else if its tokenizer has a template.
+
+    A judge must follow instructions and answer in a fixed JSON shape; an instruction-tuned
+    model does that only inside its chat format (the paper ran each judge "with the
+    parameters suggested by the model's authors").  A base model without a template gets
+    the plain prompt.  Read from the tokenizer files in the HF cache (offline).
+    """
+    if options.apply_chat_template:
+        return True
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(
+            model.model_id, revision=model.revision, trust_remote_code=options.trust_remote_code
+        )
+    except (OSError, ValueError) as exc:
+        raise HarnessError(
+            f"could not read the tokenizer of {model.model_id}: {type(exc).__name__}: {exc}"
+        ) from exc
+    return bool(getattr(tokenizer, "chat_template", None))
+
+
 def run_judge(
     job: JudgeJob,
     *,
@@ -151,6 +174,9 @@ def run_judge(
         prepare.few_shot_info(few_shot_path, few_shot) if few_shot_path and few_shot else None
     )
     prepared = prepare.write_harness_tasks(units, workdir, few_shot)
+    chat = wants_chat_template(job.judge, options)
+    log.info("judge prompts %s the chat template", "in" if chat else "without")
+    options = replace(options, apply_chat_template=chat)
     # Judge tasks have no few-shot setting of the harness's own (examples, if any, are in the prompt).
     output = runner.run_harness(
         job.judge, prepared.task_names, 0, options, include_path=prepared.include_path
