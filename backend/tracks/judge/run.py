@@ -166,14 +166,14 @@ def run_judge(
     hub_rows: HubRows | None = None,
 ) -> JudgeOutput:
     """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``)."""
-    from backend import runner  # torch and lm-eval: only once there is a run to do
-
     units, data_label, judged = _units(job, data, stores, hub_rows)
     few_shot = load_few_shot(few_shot_path) if few_shot_path else None
     shots: FewShotInfo | None = (
         prepare.few_shot_info(few_shot_path, few_shot) if few_shot_path and few_shot else None
     )
     prepared = prepare.write_harness_tasks(units, workdir, few_shot)
+    from backend import runner  # torch and lm-eval: only once the inputs are known to be good
+
     chat = wants_chat_template(job.judge, options)
     log.info("judge prompts %s the chat template", "in" if chat else "without")
     options = replace(options, apply_chat_template=chat)
