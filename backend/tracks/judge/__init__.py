@@ -1,0 +1,11 @@
+"""Worker side of the LLM-as-judge track: one judge request → results file and details.
+
+:func:`run_judge` (with :class:`JudgeJob`, :class:`JudgeOutput`) is what the worker's
+track-runner registry calls; see :mod:`backend.tracks.judge.run`.  This package imports
+torch and lm-eval only through :mod:`backend.runner`, and only once a run starts.
+"""
+
+from backend.tracks.judge.convert import JudgeRunError
+from backend.tracks.judge.run import DEFAULT_JUDGED_TASK, JudgeJob, JudgeOutput, run_judge
+
+__all__ = ["DEFAULT_JUDGED_TASK", "JudgeJob", "JudgeOutput", "JudgeRunError", "run_judge"]

@@ -1,0 +1,126 @@
+"""``python -m backend.tracks.judge MODEL …``: run one judge outside the queue (development, tests).
+
+Writes the results file and the details into the local store under ``--data-dir``
+exactly where the worker would publish them, and prints the results path.  The queue
+route (``eval_queue submit … --track judge`` then ``python -m backend --once``) calls the
+same :func:`~backend.tracks.judge.run.run_judge`.
+
+Exit codes: 0 done; 1 the run failed (reason on stderr); 2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from backend.options import HarnessError, ModelRef, RunOptions
+from backend.tracks.judge.convert import JudgeRunError
+from backend.tracks.judge.run import DEFAULT_JUDGED_TASK, JudgeJob, run_judge
+from eval_queue.errors import EvalitaError
+from eval_queue.settings import Settings
+from eval_queue.storage import open_stores
+from leaderboard.schema import ModelInfo
+from leaderboard.tracks.judge.data import JudgeDataError
+from leaderboard.tracks.judge.definition import JudgeMode
+
+log = logging.getLogger("backend.tracks.judge")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m backend.tracks.judge", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "model", help="the judge: a hub id (resolved offline through the HF cache) or a folder"
+    )
+    parser.add_argument("--revision", default="main")
+    parser.add_argument("--precision", default="bfloat16", choices=("bfloat16", "float16", "float32"))
+    parser.add_argument("--mode", choices=[m.value for m in JudgeMode], default=JudgeMode.META.value)
+    parser.add_argument("--target", help="generations: results path of the run to judge")
+    parser.add_argument("--task", default=DEFAULT_JUDGED_TASK, help="generations: the generative task judged")
+    parser.add_argument(
+        "--prompt", action="append", default=[], help="generations: prompt ids (default: all)"
+    )
+    parser.add_argument("--data", default="sample", help="meta: sample | local:<dir> | hub:<org>/<name>")
+    parser.add_argument(
+        "--few-shot", type=Path, help="JSONL file of worked examples (see leaderboard.tracks.judge.data)"
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, help="local store root (default: $EVALITA_DATA_DIR or ./eval-data)"
+    )
+    parser.add_argument("--limit", type=int, help="items per criterion (not comparable)")
+    parser.add_argument("--max-gen-toks", type=int, help="cap on the answer's tokens (with --limit only)")
+    parser.add_argument("--batch-size", type=int)
+    parser.add_argument("--device")
+    parser.add_argument(
+        "--apply-chat-template",
+        action="store_true",
+        help="force the chat template (default: if the tokenizer has one)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%Y-%m-%dT%H:%M:%S",
+    )
+    settings = Settings.from_env()
+    if args.data_dir is not None:  # an explicit local store, even where hub repos are configured
+        settings = replace(settings, data_dir=args.data_dir, requests_repo=None, results_repo=None)
+    try:
+        if args.max_gen_toks is not None and args.limit is None:
+            raise EvalitaError("--max-gen-toks is for smoke tests: use it together with --limit")
+        options = RunOptions(
+            limit=args.limit,
+            max_gen_toks=args.max_gen_toks,
+            batch_size=args.batch_size,
+            device=args.device,
+            apply_chat_template=args.apply_chat_template,
+            bootstrap_iters=0,
+        )
+        job = JudgeJob(
+            judge=ModelRef(args.model, args.revision, args.precision),
+            info=ModelInfo(id=args.model, revision=args.revision, precision=args.precision),
+            mode=JudgeMode(args.mode),
+            target=args.target,
+            task=args.task,
+            prompts=tuple(args.prompt),
+        )
+        stores = open_stores(settings)
+    except (EvalitaError, JudgeDataError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with tempfile.TemporaryDirectory(prefix="evalita-judge-") as workdir:
+            output = run_judge(
+                job,
+                options=options,
+                workdir=Path(workdir),
+                data=args.data,
+                stores=stores,
+                few_shot_path=args.few_shot,
+            )
+    except JudgeDataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (HarnessError, JudgeRunError) as exc:
+        print(f"judge run failed: {exc}", file=sys.stderr)
+        return 1
+    for path, data in output.details.items():
+        stores.details.write(path, data)
+    stores.results.write(output.results_path, output.results.to_json())
+    print(output.results_path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

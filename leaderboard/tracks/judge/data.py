@@ -1,0 +1,312 @@
+"""The judge track's input files: the annotated set and the few-shot file.  Formats, checks, loading.
+
+Annotated set (JSONL, UTF-8, one object per (document, summary))::
+
+    {"doc_id": "d1", "document": "Testo dell'articolo…", "summary_id": "d1-s2",
+     "summary": "Riassunto…", "scores": {"coherence": 4, "consistency": 2, "fluency": 5,
+     "relevance": 3, "ordering": 4}, "annotator": "a1"}
+
+* ``doc_id`` and ``summary_id`` are strings (numbers are accepted and read as strings);
+  the pair is unique in the file; a document's text is the same on every line naming it.
+* ``scores``: a whole number 1–5 for each criterion annotated (a subset of the five is
+  allowed; an unknown criterion is an error that suggests the closest name).
+* ``annotator`` is optional; other keys are allowed and ignored.
+
+Few-shot file (JSONL, optional, user-provided: e.g. the paper's own examples, which the
+project may not redistribute)::
+
+    {"criterion": "fluency", "document": "…", "summary": "…", "score": 2, "explanation": "…"}
+
+Examples are shown in file order in the prompt of their criterion; a criterion without
+examples stays zero-shot.
+
+Sources: ``sample`` (bundled, :data:`SAMPLE_DIR`), ``local:<dir>`` (``<dir>/annotated.jsonl``)
+or ``hub:<org>/<name>`` (a Hugging Face dataset with the same columns, split ``test``; read
+by the worker through the datasets cache, so this module takes the rows from a callable
+and never imports ``datasets``).  Every problem raises :class:`JudgeDataError` naming the
+file and line; nothing is loaded half-way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from eval_queue.errors import EvalitaError
+from leaderboard.tracks.judge.definition import (
+    CRITERIA,
+    SCORE_MAX,
+    SCORE_MIN,
+    Criterion,
+    FewShotExample,
+    UnknownCriterionError,
+    parse_criterion,
+)
+
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
+#: The annotated set inside a data folder (``sample`` or ``local:<dir>``).
+ANNOTATED_FILE = "annotated.jsonl"
+#: The split a hub dataset is read from.
+HUB_SPLIT = "test"
+_MAX_PROBLEMS = 5
+_Row = TypeVar("_Row", bound=BaseModel)
+
+
+class JudgeDataError(EvalitaError):
+    """An annotated set or few-shot file is missing, unreadable or malformed (the message says where)."""
+
+
+class JudgeDataKind(StrEnum):
+    SAMPLE = "sample"
+    LOCAL = "local"
+    HUB = "hub"
+
+
+@dataclass(frozen=True)
+class JudgeDataSource:
+    """Where the annotated set comes from: ``sample``, ``local:<dir>`` or ``hub:<org>/<name>``."""
+
+    kind: JudgeDataKind
+    root: Path | None = None
+    repo: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> JudgeDataSource:
+        kind, sep, rest = spec.strip().partition(":")
+        match kind:
+            case JudgeDataKind.SAMPLE if not sep:
+                return cls(JudgeDataKind.SAMPLE, root=SAMPLE_DIR)
+            case JudgeDataKind.LOCAL if rest:
+                root = Path(rest).expanduser().resolve()
+                if not root.is_dir():
+                    raise JudgeDataError(f"local annotated-set folder {root} does not exist")
+                return cls(JudgeDataKind.LOCAL, root=root)
+            case JudgeDataKind.HUB if rest.count("/") == 1 and all(rest.split("/")):
+                return cls(JudgeDataKind.HUB, repo=rest)
+            case _:
+                raise JudgeDataError(
+                    f"Unknown annotated-set source {spec!r}. Valid: sample, local:<dir>, hub:<org>/<name>."
+                )
+
+    @property
+    def label(self) -> str:
+        """``run.data`` of a results file: ``sample``, ``local:<dir name>`` or ``hub:<org>/<name>``."""
+        match self.kind:
+            case JudgeDataKind.SAMPLE:
+                return "sample"
+            case JudgeDataKind.LOCAL:
+                assert self.root is not None
+                return f"local:{self.root.name}"
+            case JudgeDataKind.HUB:
+                return f"hub:{self.repo}"
+            case _:
+                raise AssertionError(f"unhandled source kind {self.kind!r}")
+
+
+def _score(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not float(value).is_integer():
+        raise ValueError(f"a score must be a whole number from {SCORE_MIN} to {SCORE_MAX}, not {value!r}")
+    if not SCORE_MIN <= int(value) <= SCORE_MAX:
+        raise ValueError(f"score {value!r} is outside {SCORE_MIN}–{SCORE_MAX}")
+    return int(value)
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string")
+    return value
+
+
+class AnnotatedItem(BaseModel):
+    """One (document, summary) of the annotated set with its human scores."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    doc_id: str
+    document: str
+    summary_id: str
+    summary: str
+    scores: Mapping[Criterion, int]
+    annotator: str | None = None
+
+    @field_validator("doc_id", "summary_id", mode="before")
+    @classmethod
+    def _identifier(cls, value: Any) -> str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return _text(value, "an id")
+
+    @field_validator("document", "summary", mode="before")
+    @classmethod
+    def _non_empty(cls, value: Any) -> str:
+        return _text(value, "the text")
+
+    @field_validator("scores", mode="before")
+    @classmethod
+    def _scores(cls, value: Any) -> Mapping[Criterion, int]:
+        if not isinstance(value, Mapping) or not value:
+            raise ValueError("scores must be an object {criterion: 1–5} with at least one criterion")
+        parsed = {parse_criterion(str(name)): _score(score) for name, score in value.items()}
+        return MappingProxyType({c: parsed[c] for c in CRITERIA if c in parsed})
+
+    @property
+    def key(self) -> str:
+        """The item's id in results and details: ``<doc_id>/<summary_id>``."""
+        return f"{self.doc_id}/{self.summary_id}"
+
+
+class _FewShotRow(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    criterion: Criterion
+    document: str
+    summary: str
+    score: int
+    explanation: str
+
+    @field_validator("criterion", mode="before")
+    @classmethod
+    def _criterion(cls, value: Any) -> Criterion:
+        return parse_criterion(str(value))
+
+    @field_validator("document", "summary", "explanation", mode="before")
+    @classmethod
+    def _non_empty(cls, value: Any) -> str:
+        return _text(value, "the text")
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _score(cls, value: Any) -> int:
+        return _score(value)
+
+
+def _problem(where: str, exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "line"
+        message = str(first.get("ctx", {}).get("error") or first["msg"])
+        return f"{where}: field {field!r}: {message}"
+    return f"{where}: {exc}"
+
+
+def _rows(lines: Iterable[str], source: str) -> Iterable[tuple[str, Any]]:
+    """``(where, decoded object)`` per non-blank line; a line that is not JSON raises at once."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{source} line {number}"
+        try:
+            yield where, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise JudgeDataError(f"{where}: not valid JSON ({exc.msg})") from None
+
+
+def _validated(rows: Iterable[tuple[str, Any]], model: type[_Row], what: str, source: str) -> list[_Row]:
+    parsed: list[_Row] = []
+    problems: list[str] = []
+    for where, row in rows:
+        try:
+            if not isinstance(row, Mapping):
+                raise ValueError("not a JSON object")
+            parsed.append(model.model_validate(row))
+        except (ValidationError, ValueError, UnknownCriterionError) as exc:
+            problems.append(_problem(where, exc))
+    if problems:
+        more = f" (and {len(problems) - _MAX_PROBLEMS} more)" if len(problems) > _MAX_PROBLEMS else ""
+        raise JudgeDataError(f"{what} {source} is malformed: " + "; ".join(problems[:_MAX_PROBLEMS]) + more)
+    if not parsed:
+        raise JudgeDataError(f"{what} {source} is empty")
+    return parsed
+
+
+def validate_annotated(rows: Iterable[tuple[str, Any]], source: str) -> tuple[AnnotatedItem, ...]:
+    """``(where, row)`` pairs → items; duplicates and a document whose text differs are errors."""
+    items = _validated(rows, AnnotatedItem, "annotated set", source)
+    seen: set[str] = set()
+    documents: dict[str, str] = {}
+    for item in items:
+        if item.key in seen:
+            raise JudgeDataError(f"annotated set {source}: item {item.key} appears twice")
+        seen.add(item.key)
+        if documents.setdefault(item.doc_id, item.document) != item.document:
+            raise JudgeDataError(f"annotated set {source}: document {item.doc_id} has two different texts")
+    return tuple(items)
+
+
+def parse_annotated(text: str, source: str) -> tuple[AnnotatedItem, ...]:
+    """The annotated set from the text of a JSONL file (``source`` names it in errors)."""
+    return validate_annotated(_rows(text.splitlines(), source), source)
+
+
+@dataclass(frozen=True)
+class AnnotatedSet:
+    """The items of one annotated set and the label of where they came from."""
+
+    label: str
+    items: tuple[AnnotatedItem, ...]
+
+    @property
+    def criteria(self) -> tuple[Criterion, ...]:
+        """The criteria that at least one item has a human score for, in rubric order."""
+        return tuple(c for c in CRITERIA if any(c in item.scores for item in self.items))
+
+
+#: Rows of a hub dataset: ``(repo, split) -> rows``; the worker supplies it (datasets cache).
+HubRows = Callable[[str, str], Iterable[Mapping[str, Any]]]
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise JudgeDataError(f"{what} {path} does not exist") from None
+    except UnicodeDecodeError as err:
+        raise JudgeDataError(f"{what} {path}: not UTF-8 ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise JudgeDataError(f"{what} {path} cannot be read: {err.strerror}") from None
+
+
+def load_annotated_set(source: str | JudgeDataSource, *, hub_rows: HubRows | None = None) -> AnnotatedSet:
+    """Load and check the annotated set from ``sample``, ``local:<dir>`` or ``hub:<org>/<name>``."""
+    src = source if isinstance(source, JudgeDataSource) else JudgeDataSource.parse(source)
+    if src.kind is JudgeDataKind.HUB:
+        assert src.repo is not None
+        if hub_rows is None:
+            raise JudgeDataError(f"reading the hub dataset {src.repo} needs the worker's datasets cache")
+        name = f"{src.repo} (split {HUB_SPLIT})"
+        rows = (
+            (f"{name} row {i}", dict(row)) for i, row in enumerate(hub_rows(src.repo, HUB_SPLIT), start=1)
+        )
+        return AnnotatedSet(label=src.label, items=validate_annotated(rows, name))
+    assert src.root is not None
+    path = src.root / ANNOTATED_FILE
+    return AnnotatedSet(label=src.label, items=parse_annotated(_read_text(path, "annotated set"), str(path)))
+
+
+#: Few-shot examples per criterion, in file order (criteria without examples are absent).
+FewShotSet = Mapping[Criterion, tuple[FewShotExample, ...]]
+
+
+def parse_few_shot(text: str, source: str) -> FewShotSet:
+    """The few-shot examples from the text of a JSONL file (``source`` names it in errors)."""
+    rows = _validated(_rows(text.splitlines(), source), _FewShotRow, "few-shot file", source)
+    examples = [FewShotExample(r.criterion, r.document, r.summary, r.score, r.explanation) for r in rows]
+    return MappingProxyType(
+        {
+            c: tuple(e for e in examples if e.criterion is c)
+            for c in CRITERIA
+            if any(e.criterion is c for e in examples)
+        }
+    )
+
+
+def load_few_shot(path: Path | str) -> FewShotSet:
+    """Load and check a few-shot file (see the module docstring for its format)."""
+    return parse_few_shot(_read_text(Path(path), "few-shot file"), str(path))

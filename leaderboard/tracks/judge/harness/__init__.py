@@ -1,0 +1,1 @@
+"""lm-eval task configs of the judge track: ``_judge_template_yaml`` and its hooks."""

@@ -1,0 +1,308 @@
+"""Harness samples → results file (schema /2, track judge) → the judges table, matrix, distributions, SUM means."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import pytest
+from scipy import stats as scipy_stats
+
+from backend.tracks.judge.convert import (
+    JudgeRunError,
+    answers_from_samples,
+    check_harness_agreement,
+    detail_lines,
+    generations_body,
+    meta_body,
+)
+from eval_queue.errors import MalformedFileError
+from leaderboard.schema import ModelInfo, RunInfo
+from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
+from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
+from leaderboard.tracks.judge.parse import ParseStatus
+from leaderboard.tracks.judge.schema import (
+    JudgeDetail,
+    JudgedRun,
+    JudgeResultsFile,
+    StatBlock,
+    judge_results_path,
+)
+from leaderboard.tracks.judge.stats import NotEnoughData, meta_evaluation
+from leaderboard.tracks.judge.tables import (
+    NOT_ENOUGH_DATA,
+    OVERALL,
+    JudgeExport,
+    JudgeRun,
+    TableFigure,
+    agreement_for,
+    agreement_table,
+    criterion_means_table,
+    distribution_table,
+    export_table,
+    judges_table,
+    mean_column,
+    stat_column,
+)
+
+HUMAN = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
+
+
+def _answer(score: int | None) -> str:
+    return "nessun JSON qui" if score is None else f'{{"score": {score}, "explanation": "Motivo {score}."}}'
+
+
+def _samples(
+    judge: dict[str, int | None], criteria: tuple[Criterion, ...] = CRITERIA
+) -> dict[str, list[Any]]:
+    """Samples as ``simple_evaluate`` logs them for the judge tasks."""
+    return {
+        harness_task_name(c): [
+            {
+                "doc_id": i,
+                "doc": {"item": item, "criterion": c.value, "human": HUMAN[item], "prompt": "…"},
+                "filtered_resps": [_answer(judge[item])],
+            }
+            for i, item in enumerate(HUMAN)
+        ]
+        for c in criteria
+    }
+
+
+def _meta_file(
+    model: str,
+    judge: dict[str, int | None],
+    *,
+    data: str = "hub:org/set",
+    finished: str = "2026-11-23T10:00:00Z",
+    limit: int | None = None,
+) -> JudgeRun:
+    answers = answers_from_samples(_samples(judge))
+    results = JudgeResultsFile(
+        model=ModelInfo(id=model, revision="b" * 40, precision="bfloat16"),
+        run=RunInfo(num_fewshot=0, data=data, limit=limit, finished_at=finished),
+        judge=meta_body(answers),
+    )
+    path = judge_results_path(model, finished, "bfloat16", None)
+    return JudgeRun(path, JudgeResultsFile.from_json(results.to_json(), path))
+
+
+def test_samples_become_answers_parsed_with_the_projects_parser() -> None:
+    answers = answers_from_samples(_samples({"a": 1, "b": None, "c": 4, "d": 4, "e": 5}))
+
+    assert len(answers) == 25
+    first = answers[0]
+    assert (first.item, first.criterion, first.human, first.answer.score) == ("a", Criterion.COHERENCE, 1, 1)
+    unparsed = [a for a in answers if not a.answer.parsed]
+    assert {a.item for a in unparsed} == {"b"} and unparsed[0].answer.status is ParseStatus.NO_JSON
+
+
+def test_the_harness_hook_and_the_parser_must_agree() -> None:
+    answers = answers_from_samples(_samples({"a": 1, "b": None, "c": 4, "d": 4, "e": 5}))
+    agreeing = {harness_task_name(c): {"parsed,none": 0.8} for c in CRITERIA}
+
+    check_harness_agreement(agreeing, answers)
+    agreeing[harness_task_name(Criterion.FLUENCY)]["parsed,none"] = 1.0
+    with pytest.raises(JudgeRunError, match="disagree"):
+        check_harness_agreement(agreeing, answers)
+
+
+def test_a_sample_of_the_wrong_task_is_refused() -> None:
+    samples = _samples(dict.fromkeys(HUMAN, 3))
+    samples[harness_task_name(Criterion.FLUENCY)][0]["doc"]["criterion"] = "ordering"
+
+    with pytest.raises(JudgeRunError, match="not a fluency item"):
+        answers_from_samples(samples)
+
+
+def test_the_meta_results_file_holds_table_1_figures_per_criterion_and_overall() -> None:
+    run = _meta_file("org/judge", {"a": 2, "b": 2, "c": 4, "d": None, "e": 5})
+    body = run.results.judge
+
+    assert run.results.schema_ == "evalita-llm-results/2" and run.results.track == "judge"
+    assert list(body.criteria) == list(CRITERIA)
+    block = body.criteria[Criterion.FLUENCY]
+    scored_h, scored_j = [1, 2, 3, 5], [2, 2, 4, 5]
+    expected = scipy_stats.spearmanr(scored_h, scored_j)
+    assert (block.n_items, block.n_scored, block.unparsed_rate) == (5, 4, 0.2)
+    assert block.rho == pytest.approx(expected.statistic) and block.p == pytest.approx(expected.pvalue)
+    assert block.mae == pytest.approx(0.5) and block.bias == pytest.approx(0.5)
+    assert body.overall.n_items == 25 and body.overall.n_scored == 20
+    assert len(body.items) == 25
+
+
+def test_a_judge_with_no_usable_answers_has_typed_not_enough_data_not_nan() -> None:
+    run = _meta_file("org/mute", dict.fromkeys(HUMAN))
+    block = run.results.judge.overall
+
+    assert block.unparsed_rate == 1.0
+    assert block.rho is None and isinstance(block.figure("rho"), NotEnoughData)
+    assert "0 scored items" in str(block.figure("mae"))
+    table = judges_table([run])
+    assert table.loc[0, stat_column(OVERALL, TableFigure.RHO)] is pd.NA
+    assert table.loc[0, stat_column(OVERALL, TableFigure.UNPARSED)] == 1.0
+    numeric = table.select_dtypes("Float64")
+    assert not any(isinstance(v, float) and math.isnan(v) for v in numeric.to_numpy().ravel())
+
+
+def test_a_malformed_or_foreign_results_file_is_reported_with_its_path() -> None:
+    with pytest.raises(MalformedFileError, match=r"x\.json"):
+        JudgeResultsFile.from_json(b'{"schema": "evalita-llm-results/2", "track": "long-context"}', "x.json")
+    with pytest.raises(MalformedFileError, match=r"y\.json"):
+        JudgeResultsFile.from_json(b"not json", "y.json")
+
+
+def test_the_judges_table_ranks_by_overall_rho_and_keeps_comparable_runs_by_default() -> None:
+    good = _meta_file("org/good", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    poor = _meta_file("org/poor", {"a": 5, "b": 3, "c": 1, "d": 2, "e": 4})
+    sample = _meta_file("org/sample", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, data="sample")
+
+    table = judges_table([poor, good, sample])
+
+    assert table["judge"].tolist() == ["org/good", "org/poor"]
+    assert table.loc[0, stat_column(OVERALL, TableFigure.RHO)] == 1.0
+    assert table.loc[0, stat_column(Criterion.ORDERING, TableFigure.MAE)] == 0.0
+    assert table.loc[1, stat_column(Criterion.FLUENCY, TableFigure.BIAS)] == pytest.approx(0.0)
+    everything = judges_table([poor, good, sample], include_noncomparable=True)
+    assert set(everything["judge"]) == {"org/good", "org/poor", "org/sample"}
+    assert everything.loc[everything["judge"] == "org/sample", "comparable"].item() is False
+
+
+def test_the_newest_file_of_one_judge_on_one_set_wins() -> None:
+    old = _meta_file("org/j", dict.fromkeys(HUMAN, 3), finished="2026-11-20T10:00:00Z")
+    new = _meta_file("org/j", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, finished="2026-11-23T10:00:00Z")
+
+    table = judges_table([new, old])
+
+    assert len(table) == 1 and table.loc[0, "finished_at"] == "2026-11-23T10:00:00Z"
+
+
+def test_the_agreement_matrix_covers_the_judges_of_one_set_symmetrically() -> None:
+    runs = [
+        _meta_file("org/x", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}),
+        _meta_file("org/y", {"a": 2, "b": 1, "c": 4, "d": 3, "e": None}),
+        _meta_file("org/z", {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}, data="sample"),
+    ]
+
+    frame = agreement_table(runs, "hub:org/set")
+
+    assert list(frame.index) == list(frame.columns) == ["org/x", "org/y"]
+    assert frame.loc["org/x", "org/x"] == 1.0
+    assert frame.loc["org/x", "org/y"] == frame.loc["org/y", "org/x"]
+    per_fluency = agreement_for(runs, "hub:org/set", Criterion.FLUENCY).cell("org/x", "org/y")
+    assert per_fluency.n == 4  # "e" unparsed by y
+
+
+def test_distributions_pair_human_and_judge_counts_per_criterion() -> None:
+    run = _meta_file("org/j", {"a": 5, "b": 5, "c": 4, "d": None, "e": 5})
+
+    frame = distribution_table([run])
+
+    fluency = frame[(frame["criterion"] == "fluency")]
+    human = dict(
+        zip(
+            fluency[fluency["source"] == "human"]["score"],
+            fluency[fluency["source"] == "human"]["count"],
+            strict=True,
+        )
+    )
+    judge = dict(
+        zip(
+            fluency[fluency["source"] == "judge"]["score"],
+            fluency[fluency["source"] == "judge"]["count"],
+            strict=True,
+        )
+    )
+    assert human == {"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}
+    assert judge == {"1": 0, "2": 0, "3": 0, "4": 1, "5": 3, "unparsed": 1}
+
+
+def _generations_file(judged_model: str, scores: dict[str, int | None]) -> JudgeRun:
+    samples = {
+        harness_task_name(c): [
+            {
+                "doc_id": i,
+                "doc": {"item": item, "criterion": c.value, "human": None, "prompt": "…"},
+                "filtered_resps": [_answer(score)],
+            }
+            for i, (item, score) in enumerate(scores.items())
+        ]
+        for c in CRITERIA
+    }
+    answers = answers_from_samples(samples)
+    target = JudgedRun(
+        results_path=f"{judged_model}/results_2026-11-22T11-00-00Z_bfloat16_0shot.json",
+        model=judged_model,
+        revision="a" * 40,
+        precision="bfloat16",
+        num_fewshot=0,
+        data="sample",
+        details_path=f"{judged_model}/2026-11-22T11-00-00Z_bfloat16_0shot",
+    )
+    results = JudgeResultsFile(
+        model=ModelInfo(id="org/judge", revision="c" * 40, precision="bfloat16"),
+        run=RunInfo(num_fewshot=0, data="sample", finished_at="2026-11-23T12:00:00Z"),
+        judge=generations_body(answers, target),
+    )
+    path = judge_results_path("org/judge", "2026-11-23T12:00:00Z", "bfloat16", "gen-0123456789")
+    return JudgeRun(path, JudgeResultsFile.from_json(results.to_json(), path))
+
+
+def test_judged_generations_give_criterion_means_per_model_pooled_and_per_prompt() -> None:
+    run = _generations_file("org/writer", {"sum/p1/0": 4, "sum/p1/1": 2, "sum/p2/0": None, "sum/p2/1": 5})
+    body = run.results.judge
+
+    assert body.task == "sum" and sorted(body.by_prompt) == ["p1", "p2"]
+    assert body.criteria[Criterion.FLUENCY].mean == pytest.approx(11 / 3)
+    assert body.criteria[Criterion.FLUENCY].unparsed_rate == 0.25
+    assert body.items[0].explanation == "Motivo 4."
+
+    pooled = criterion_means_table([run], task="sum", model="org/writer")
+    assert pooled.loc[0, mean_column(Criterion.FLUENCY)] == pytest.approx(3.67)
+    assert pooled.loc[0, "judge"] == "org/judge" and pooled.loc[0, "judge_revision"] == "c" * 40
+    p2 = criterion_means_table([run], task="sum", prompt="p2")
+    assert p2.loc[0, mean_column(OVERALL)] == 5.0 and p2.loc[0, "overall_unparsed"] == 0.5
+    assert criterion_means_table([run], model="org/other").empty
+
+
+def test_details_keep_the_raw_answer_and_how_it_was_read() -> None:
+    answers = answers_from_samples(
+        _samples({"a": 1, "b": None, "c": 4, "d": 4, "e": 5}, (Criterion.FLUENCY,))
+    )
+
+    [(criterion, data)] = detail_lines(answers).items()
+
+    lines = [JudgeDetail.model_validate_json(line) for line in data.decode().splitlines()]
+    assert criterion is Criterion.FLUENCY and len(lines) == 5
+    assert (lines[1].raw, lines[1].status, lines[1].score) == ("nessun JSON qui", ParseStatus.NO_JSON, None)
+    assert (lines[0].score, lines[0].explanation, lines[0].human) == (1, "Motivo 1.", 1)
+
+
+def test_the_export_prints_judges_or_generations() -> None:
+    meta = _meta_file("org/good", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    generated = _generations_file("org/writer", {"sum/p1/0": 4})
+
+    assert export_table([meta, generated])["judge"].tolist() == ["org/good"]
+    assert export_table([meta, generated], JudgeExport.GENERATIONS)["model"].tolist() == ["org/writer"]
+    assert NOT_ENOUGH_DATA == "not enough data"
+
+
+def test_the_stored_figures_are_those_recomputed_from_the_stored_items() -> None:
+    run = _meta_file("org/j", {"a": 2, "b": None, "c": 4, "d": 4, "e": 5})
+    body = run.results.judge
+
+    again = meta_evaluation(body.judged_scores())
+    checked = 0
+    for criterion, block in body.criteria.items():
+        assert StatBlock.from_agreement(again.criteria[criterion]) == block
+        checked += 1
+    assert StatBlock.from_agreement(again.overall) == body.overall
+    assert checked == len(CRITERIA)
+
+
+def test_the_harness_hooks_read_answers_with_the_parser() -> None:
+    assert process_results({}, ['{"score": "4/5", "explanation": "x"}']) == {"parsed": 1.0, "score": 4}
+    assert process_results({}, ["niente"]) == {"parsed": 0.0, "score": None}
+    assert mean_of_scored([4, None, 2]) == 3.0
+    assert mean_of_scored([None, None]) is None
