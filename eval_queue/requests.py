@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from eval_queue.errors import MalformedFileError
+from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # re-exported (submission, cli)
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -44,9 +45,6 @@ class ModelType(StrEnum):
     INSTRUCTION_TUNED = "instruction-tuned"
     MERGED = "merged"
     UNKNOWN = "unknown"
-
-
-FEWSHOT_SETTINGS: tuple[int, ...] = (0, 5)
 
 
 def utc_now() -> datetime:
