@@ -106,16 +106,18 @@ def test_do_submit_records_the_identity_and_shows_it_with_the_limit(monkeypatch:
     ctx = SimpleNamespace(
         submit=fake_submit, settings=SimpleNamespace(submission_limit=4, submission_period_s=86400.0)
     )
-    monkeypatch.setattr(submit, "render_queue", lambda ctx: ())
+    monkeypatch.setattr(submit, "render_queue", lambda ctx: {})
     monkeypatch.setenv(submit.SALT_ENV, SALT)
     request = _request("203.0.113.7")
-    (message,) = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], submit.AUTO_TYPE, request)
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], submit.AUTO_TYPE, request)[
+        "result"
+    ]
     who = submitter_identity(None, request, salt=SALT)
     assert seen["submitted_by"] == who
     assert f"Queued as {submit.views.md_text(who)}; limit 4 per 1 day." in message
     assert "203.0.113.7" not in message
 
-    (message,) = submit.do_submit(
-        ctx, "org/model", "main", "bfloat16", ["0"], None, request, _profile("carol")
-    )
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, request, _profile("carol"))[
+        "result"
+    ]
     assert seen["submitted_by"] == f"{HF_PREFIX}carol"
