@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -30,47 +29,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
-
-
-def build_store(root: Path, n_models: int, seed: int = 7) -> int:
-    from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult, results_file_path
-    from leaderboard.suite import SUITE
-
-    rng = random.Random(seed)
-    types = ["pretrained", "instruction-tuned", "fine-tuned", "merged", "continually-pretrained"]
-    written = 0
-    for i in range(n_models):
-        model_id = f"bench-org-{i % 37}/model-{i:04d}"
-        skill = rng.uniform(0.2, 0.8)
-        params = round(rng.choice([0.5, 1.1, 3.0, 7.2, 8.0, 13.0, 34.0, 70.0]) * rng.uniform(0.9, 1.1), 2)
-        for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
-            tasks = {
-                task.id: TaskResult(
-                    metric=task.metric,
-                    prompts={
-                        p.id: PromptScore(score=round(min(1.0, max(0.0, rng.gauss(skill, 0.12))), 4), n=500)
-                        for p in task.prompts
-                    },
-                )
-                for task in SUITE
-            }
-            results = ResultsFile(
-                model=ModelInfo(
-                    id=model_id,
-                    revision=f"{i:040x}",
-                    precision="bfloat16",
-                    params_b=params,
-                    model_type=types[i % len(types)],
-                    license="apache-2.0",
-                ),
-                run=RunInfo(num_fewshot=k, data="hub", harness="lm-eval 0.4.13", finished_at=finished),
-                tasks=tasks,
-            )
-            path = root / results_file_path(results, finished)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(results.to_json())
-            written += 1
-    return written
 
 
 def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:
@@ -98,11 +56,12 @@ def main() -> None:
     from leaderboard.ui.context import AppContext
     from leaderboard.ui.ranking import RankingTab
     from leaderboard.ui.task import TaskTab
+    from tests.ui.store import write_synthetic_results
 
     with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
         root = Path(tmp)
         t0 = time.perf_counter()
-        files = build_store(root / "results", args.models)
+        files = write_synthetic_results(root / "results", args.models)
         build_s = time.perf_counter() - t0
         settings = Settings(data_dir=root)
 

@@ -62,25 +62,28 @@ def fingerprint(value: object) -> str:
     return digest.hexdigest()
 
 
-def table_update(table: Table) -> gr.Dataframe:
-    """A read-only Dataframe update: numbers shown with two decimals, model names as links."""
+def table_update(table: Table) -> dict:
+    """A read-only Dataframe update: numbers shown with two decimals, model names as links.
+
+    A ``gr.update`` (postprocessed once, by gradio) rather than a new component per update.
+    """
     frame = views.linked(table.frame) if table.link_models else table.frame
     kinds = views.datatypes(frame)
     if not table.link_models:
         kinds = ["str" if c == views.MODEL else k for c, k in zip(frame.columns, kinds, strict=True)]
     if frame.empty:
-        return gr.Dataframe(value=frame, datatype=kinds)
+        return gr.update(value=frame, datatype=kinds)
     styled = frame.style.format(precision=2, na_rep="—")
     if views.PARAMS in frame.columns:  # one parameter format on every page
         styled = styled.format(views.format_params, subset=[views.PARAMS])
-    return gr.Dataframe(value=styled, datatype=kinds)
+    return gr.update(value=styled, datatype=kinds)
 
 
-def plot_update(figure: go.Figure | None) -> gr.Plot:
+def plot_update(figure: go.Figure | None) -> dict:
     """The plot, or a hidden plot when there is nothing to draw (no empty box on the page)."""
     if figure is None:
-        return gr.Plot(value=None, visible=False)
-    return gr.Plot(value=figure, visible=True)
+        return gr.update(value=None, visible=False)
+    return gr.update(value=figure, visible=True)
 
 
 def to_update(component: gr.components.Component, value: object) -> object:
@@ -90,7 +93,7 @@ def to_update(component: gr.components.Component, value: object) -> object:
     if isinstance(component, gr.Plot):
         return plot_update(value)  # type: ignore[arg-type]
     if isinstance(value, Choices):
-        return gr.Dropdown(choices=list(value.options), value=value.value)
+        return gr.update(choices=list(value.options), value=value.value)
     return value
 
 

@@ -37,6 +37,9 @@ from leaderboard.ui.context import AppContext
 logger = logging.getLogger(__name__)
 
 Component = gr.components.Component
+#: Page events answer in one HTTP round trip (``queue=False``: no queue join and event stream);
+#: they only read the in-memory snapshot.  Store I/O (a submission) stays on the queue.
+QUEUED = False
 #: A state transition: the current state and the event's named values → the new state.
 Step = Callable[..., PageState]
 
@@ -223,6 +226,7 @@ class Page:
             outputs=self._all_outputs(),
             api_visibility="private",
             show_progress="hidden",
+            queue=QUEUED,
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
 
     def _all_outputs(self) -> list[Component]:
@@ -239,7 +243,10 @@ class Page:
         def step(state: PageState, value: object) -> PageState:
             return state.with_value(name, value)
 
-        self.transition([control.input], step, {"value": control}, echo=False, trigger_mode="always_last")
+        # A textbox fires ``input`` only on character keys (not on Backspace, Delete or a paste):
+        # its ``change`` catches every edit.  A change the server made repeats the state: a no-op.
+        trigger = control.change if isinstance(control, gr.Textbox) else control.input
+        self.transition([trigger], step, {"value": control}, echo=False, trigger_mode="always_last")
 
     def _wire_api(self, tab: Tab, api_name: str, api: Api) -> None:
         parts = self.parts[tab.id]
@@ -320,6 +327,7 @@ class Page:
             outputs=self._all_outputs(),
             api_visibility="private",
             show_progress="hidden",
+            queue=QUEUED,
             trigger_mode=trigger_mode,  # type: ignore[arg-type]
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
 
@@ -377,6 +385,7 @@ class Page:
             outputs=self._all_outputs(),
             api_visibility="private",
             show_progress="hidden",
+            queue=QUEUED,
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
 
     def on_refresh(self, triggers: Sequence[Any], *, force: bool) -> None:
@@ -397,6 +406,7 @@ class Page:
             outputs=self._all_outputs(),
             api_visibility="private",
             show_progress="hidden",
+            queue=QUEUED,
         )
 
     def _on_tab_select(self, session: Session, evt: gr.SelectData) -> dict:
@@ -405,7 +415,7 @@ class Page:
         tab_id = data.get("id") if data.get("id") in self.tabs else labels.get(str(data.get("value")))
         with session.lock:
             if tab_id is None:
-                return {}
+                return self._send(session, {})
             return self.show(session, replace(session.state, tab=tab_id))
 
     # -- rendering --------------------------------------------------------------------------
@@ -434,8 +444,12 @@ class Page:
         return self._send(session, values)
 
     def _send(self, session: Session, values: Mapping[Component, object]) -> dict:
-        """The gradio updates for ``values`` the browser does not already show."""
-        updates: dict[Component, object] = {}
+        """The gradio updates for ``values`` the browser does not already show.
+
+        Always at least the session (kept on the server, never sent): gradio reads an empty
+        dict as one output value, not as "nothing to update".
+        """
+        updates: dict[Component, object] = {self.session: session}
         for component, value in values.items():
             if component is self.session:
                 updates[component] = value
