@@ -37,7 +37,7 @@ class Notice:
 
     @property
     def text(self) -> str:
-        return f"The link's {self.field} {self.given!r} is unknown: showing {self.used} instead."
+        return f"The link's {self.field} “{self.given}” is unknown: showing {self.used} instead."
 
 
 @dataclass(frozen=True)
