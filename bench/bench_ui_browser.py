@@ -20,8 +20,13 @@ Prints, per N, the median of each measure and, for the largest N, the ratio to t
 (first render ≤ 2 s, every interaction ≤ 1 s, ≤ 300 KB of data per interaction).  The
 figures depend on the machine and its load: compare ratios measured in one run.
 
-Run: ``.venv/bin/python bench/bench_ui_browser.py [--models 10 100 1000] [--repeat 3]``
-(needs Debian chromium at /usr/bin/chromium); writes ``artifacts/bench_ui_browser.json``.
+With ``--baseline DIR`` (another copy, e.g. ``git archive main | tar -x -C /tmp/main``) both apps
+are served on the same store at once and their sessions alternate, and the ratio of each
+measure (this checkout / baseline) is printed too; a step the baseline lacks is ``n/a``.
+
+Run: ``.venv/bin/python bench/bench_ui_browser.py [--models 10 100 1000] [--repeat 3]
+[--baseline DIR]`` (needs Debian chromium at /usr/bin/chromium); writes
+``artifacts/bench_ui_browser.json``.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ STEPS = (
 EXTRAS = (FIRST_CHART,)
 TARGET_S = {step: 2.0 if step == FIRST_RENDER else 1.0 for step in STEPS}
 TARGET_DATA_KB = 300.0
+CURRENT, BASELINE = "this checkout", "baseline"
 TIMEOUT_MS = 120_000
 
 
@@ -102,7 +108,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve(data_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
+def serve(app_dir: Path, data_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = {
         **os.environ,
@@ -115,7 +121,7 @@ def serve(data_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
     }
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "app.py"], cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "app.py"], cwd=app_dir, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     deadline = time.monotonic() + 180
     while b"Running on" not in log.read_bytes():
@@ -202,12 +208,13 @@ def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
         page, meter, lambda: box.press("3"), f"{_address('search=model-0003')} && {_rows('ranking-table')}"
     )
     box.press("Control+a")
-    box.press("Backspace")
-    _settle(page, f"!{_address('search=')}")
+    box.press("Space")  # a character key: the baseline's search box ignores Backspace
+    _settle(page, "document.querySelectorAll('#ranking-table .virtual-row').length > 1")
 
-    page.locator("#ranking-sort input").click()
-    option = page.get_by_role("option", name="Model name (A–Z)")
-    out["sort"] = _measure(page, meter, option.click, _address("sort=model"))
+    if page.locator("#ranking-sort").count():  # an app without a sort control (the baseline) skips it
+        page.locator("#ranking-sort input").click()
+        option = page.get_by_role("option", name="Model name (A–Z)")
+        out["sort"] = _measure(page, meter, option.click, _address("sort=model"))
 
     tasks = page.get_by_role("tab", name="Tasks", exact=True)
     start = page.evaluate("performance.now()")
@@ -233,70 +240,115 @@ def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
     return out
 
 
-def bench(models: int, repeat: int, browser, root: Path) -> dict[str, dict[str, float]]:
-    from tests.ui.store import write_synthetic_results
+Measures = dict[str, tuple[float, dict[str, int]]]
+Summary = dict[str, dict[str, float]]
 
-    data = root / f"store-{models}"
-    write_synthetic_results(data / "results", models)
-    proc, url = serve(data, root / f"app-{models}.log")
-    try:
-        session(browser, url)  # warm the server (parse and score the store), not measured
-        runs = [session(browser, url) for _ in range(repeat)]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+
+def _summary(runs: list[Measures]) -> Summary:
     summary = {}
     for step in (*STEPS, *EXTRAS):
-        seconds = [run[step][0] for run in runs]
+        done = [run[step] for run in runs if step in run]
+        if not done:
+            continue
+        seconds = [seconds for seconds, _ in done]
         summary[step] = {
             "median_s": statistics.median(seconds),
             "min_s": min(seconds),
             "max_s": max(seconds),
-            "data_kb": statistics.median(run[step][1]["data"] for run in runs) / 1024,
-            "assets_kb": statistics.median(run[step][1]["assets"] for run in runs) / 1024,
+            "data_kb": statistics.median(sizes["data"] for _, sizes in done) / 1024,
+            "assets_kb": statistics.median(sizes["assets"] for _, sizes in done) / 1024,
         }
     return summary
 
 
-def report(results: dict[int, dict[str, dict[str, float]]], repeat: int) -> None:
+def bench(models: int, repeat: int, browser, root: Path, apps: dict[str, Path]) -> dict[str, Summary]:
+    """Every app on the same store, served at once; their sessions alternate, so that both meet
+    the same load on the machine."""
+    from tests.ui.store import write_synthetic_results
+
+    data = root / f"store-{models}"
+    write_synthetic_results(data / "results", models)
+    servers = {
+        name: serve(app_dir, data, root / f"app-{name}-{models}.log") for name, app_dir in apps.items()
+    }
+    runs: dict[str, list[Measures]] = {name: [] for name in apps}
+    try:
+        for _, url in servers.values():
+            session(browser, url)  # warm each server (parse and score the store), not measured
+        for _ in range(repeat):
+            for name, (_, url) in servers.items():
+                runs[name].append(session(browser, url))
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(timeout=30)
+    return {name: _summary(measures) for name, measures in runs.items()}
+
+
+def _cell(summary: Summary, step: str) -> str:
+    if step not in summary:
+        return "n/a"
+    row = summary[step]
+    return (
+        f"{row['median_s']:.2f} s" if step in EXTRAS else f"{row['median_s']:.2f} s / {row['data_kb']:.0f} KB"
+    )
+
+
+def report(results: dict[int, dict[str, Summary]], repeat: int) -> None:
     width = 16
-    print(f"\nBrowser bench (headless chromium; median of {repeat}; seconds, data KB received)")
-    print(f"{'N models':<10}" + "".join(f"{step:>{width}}" for step in (*STEPS, *EXTRAS)))
-    for models, summary in results.items():
-        cells = [f"{summary[s]['median_s']:.2f} s / {summary[s]['data_kb']:.0f} KB" for s in STEPS]
-        cells += [f"{summary[s]['median_s']:.2f} s" for s in EXTRAS]
-        print(f"{models:<10,}" + "".join(f"{cell:>{width}}" for cell in cells))
+    steps = (*STEPS, *EXTRAS)
+    print(f"\nBrowser bench (headless chromium; median of {repeat}; seconds / data KB received)")
+    for name in next(iter(results.values())):
+        print(f"\n[{name}]")
+        print(f"{'N models':<10}" + "".join(f"{step:>{width}}" for step in steps))
+        for models, by_app in results.items():
+            print(f"{models:<10,}" + "".join(f"{_cell(by_app[name], step):>{width}}" for step in steps))
     largest = max(results)
-    summary = results[largest]
-    print(f"\nN = {largest:,}: ratio to target (≤ 1 meets it)")
+    summary = results[largest][CURRENT]
+    print(f"\nN = {largest:,}, {CURRENT}: ratio to target (≤ 1 meets it)")
     print(f"{'step':<18}{'time':>9}{'target':>9}{'ratio':>8}{'data KB':>10}{'ratio':>8}{'assets KB':>11}")
     for step in STEPS:
         row = summary[step]
-        data_ratio = row["data_kb"] / TARGET_DATA_KB
         print(
             f"{step:<18}{row['median_s']:>8.2f}s{TARGET_S[step]:>8.1f}s{row['median_s'] / TARGET_S[step]:>8.2f}"
-            f"{row['data_kb']:>10.1f}{data_ratio:>8.2f}{row['assets_kb']:>11.1f}"
+            f"{row['data_kb']:>10.1f}{row['data_kb'] / TARGET_DATA_KB:>8.2f}{row['assets_kb']:>11.1f}"
         )
-    for extra in EXTRAS:
-        print(
-            f"{extra:<18}{summary[extra]['median_s']:>8.2f}s  (from opening the task page to its heatmap drawn: "
-            "plotly's one-time start in a page, the same at every N)"
-        )
+    print(
+        f"{FIRST_CHART:<18}{summary[FIRST_CHART]['median_s']:>8.2f}s  (opening the task page to its heatmap "
+        "drawn: plotly's one-time start in a page, the same at every N; not an interaction)"
+    )
+    if BASELINE in results[largest]:
+        old = results[largest][BASELINE]
+        print(f"\nN = {largest:,}: {CURRENT} / {BASELINE}, measured side by side (< 1 is faster or smaller)")
+        print(f"{'step':<18}{'time':>9}{'data':>9}")
+        for step in steps:
+            if step in old and step in summary:
+                time_ratio = summary[step]["median_s"] / old[step]["median_s"]
+                data_ratio = (
+                    summary[step]["data_kb"] / old[step]["data_kb"] if old[step]["data_kb"] else float("nan")
+                )
+                print(f"{step:<18}{time_ratio:>9.2f}{data_ratio:>9.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another copy of the app (e.g. `git archive main | tar -x -C /tmp/main`), measured side by side",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    results: dict[int, dict[str, dict[str, float]]] = {}
+    apps = {CURRENT: REPO, **({BASELINE: args.baseline.resolve()} if args.baseline else {})}
+    results: dict[int, dict[str, Summary]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-ui-browser-") as tmp, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             for models in args.models:
-                results[models] = bench(models, args.repeat, browser, Path(tmp))
+                results[models] = bench(models, args.repeat, browser, Path(tmp), apps)
                 print(f"N = {models:,} done", flush=True)
         finally:
             browser.close()

@@ -4,7 +4,7 @@ Layout (``layout.py``): a status line with a Refresh button, a notice line (a li
 that could not be used), then the tabs :func:`registry.default_registry` lists:
 
 * ``ranking``  — CPS ranking, 0-shot / 5-shot / both (with Δ), search, sort, filters, column
-  chooser, pages of 50 rows, CSV of the whole view;
+  chooser, pages of 25 rows, CSV of the whole view;
 * ``task``     — a task's description, metric, baselines, prompts as the model reads them,
   models × prompts (paged), the prompt side (MinP/MaxP/AvgP/CPS per prompt) and a heatmap;
 * ``model``    — one model against its field, prompt scores ± stderr, 0- vs 5-shot, what the

@@ -40,6 +40,24 @@ class Table:
 
 
 @dataclass(frozen=True)
+class HtmlTable:
+    """A small fixed table drawn as plain HTML (every cell escaped): no sorting or paging, and a
+    fraction of the browser's work of an interactive Dataframe."""
+
+    frame: pd.DataFrame
+
+    def html(self) -> str:
+        return self.frame.to_html(
+            index=False,
+            escape=True,
+            na_rep="—",
+            float_format=lambda x: f"{x:.2f}",
+            border=0,
+            classes="plain-table",
+        )
+
+
+@dataclass(frozen=True)
 class Choices:
     """A dropdown's options (``(label, value)`` pairs) and its selected value(s)."""
 
@@ -50,9 +68,9 @@ class Choices:
 def fingerprint(value: object) -> str:
     """A digest of what ``value`` shows: equal digests mean the browser needs nothing new."""
     digest = hashlib.sha1(type(value).__name__.encode())
-    if isinstance(value, Table):
+    if isinstance(value, Table | HtmlTable):
         frame = value.frame
-        digest.update(repr((list(frame.columns), value.link_models)).encode())
+        digest.update(repr((list(frame.columns), getattr(value, "link_models", None))).encode())
         if not frame.empty:
             digest.update(pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy().tobytes())
     elif isinstance(value, go.Figure):
@@ -90,6 +108,8 @@ def to_update(component: gr.components.Component, value: object) -> object:
     """What gradio sends to ``component`` for a view value."""
     if isinstance(value, Table):
         return table_update(value)
+    if isinstance(value, HtmlTable):
+        return value.html()
     if isinstance(component, gr.Plot):
         return plot_update(value)  # type: ignore[arg-type]
     if isinstance(value, Choices):

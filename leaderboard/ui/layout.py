@@ -22,6 +22,8 @@ CSS = """
 .prompt-text { white-space: pre-wrap; font-family: var(--font-mono); font-size: 0.82rem; }
 .slot { background: var(--color-accent-soft); border-radius: 3px; padding: 0 2px; font-style: italic; }
 #header h1 { margin-bottom: 0; }
+.plain-table { border-collapse: collapse; font-size: 0.86rem; width: 100%; }
+.plain-table th, .plain-table td { border-bottom: 1px solid var(--border-color-primary); padding: 3px 8px; text-align: left; }
 /* The last column of a keyed table is the run's key: data for a click, not for reading. */
 .keyed-table .header-cell:last-child, .keyed-table .virtual-row .body-cell:last-child,
 .keyed-table .sizing-body td:last-child { display: none; }

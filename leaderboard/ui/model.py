@@ -17,7 +17,7 @@ from leaderboard import plots, views
 from leaderboard.results import read_details
 from leaderboard.state import Notice, PageState
 from leaderboard.suite import SUITE, TASKS
-from leaderboard.ui.common import Choices, Table
+from leaderboard.ui.common import Choices, HtmlTable, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Api, Page, Panel, Rendered, Tab, TabParts, build_panels, render_panels
 
@@ -60,11 +60,11 @@ class ModelTab(Tab):
             spread = gr.Plot(elem_id="model-spread", visible=False)
         vs_field_table = gr.Dataframe(interactive=False, elem_id="model-vs-field-table")
         gr.Markdown("#### Prompt scores (± standard error, as the harness estimated it)")
-        prompt_scores = gr.Dataframe(interactive=False, elem_id="model-prompt-scores")
+        prompt_scores = gr.HTML(elem_id="model-prompt-scores")
         gr.Markdown("#### Zero-shot vs 5-shot")
-        settings = gr.Dataframe(interactive=False, elem_id="model-settings")
+        settings = gr.HTML(elem_id="model-settings")
         gr.Markdown("#### How it was run")
-        metadata = gr.Dataframe(interactive=False, elem_id="model-metadata")
+        metadata = gr.HTML(elem_id="model-metadata")
         contributed = build_panels(self.panels)
         with gr.Accordion(
             "Answers (per task and prompt, where the run kept details)", open=False, elem_id="model-details"
@@ -155,9 +155,9 @@ def _no_run(board: views.Board) -> dict[str, object]:
         "vs_field": None,
         "spread": None,
         "vs_field_table": Table(empty, link_models=False),
-        "prompt_scores": Table(views.model_prompt_table(board, RunRef("", "", ""), 0), link_models=False),
-        "settings": Table(views.model_settings_view(board, RunRef("", "", "")), link_models=False),
-        "metadata": Table(views.run_metadata_view(board, None), link_models=False),
+        "prompt_scores": HtmlTable(views.model_prompt_table(board, RunRef("", "", ""), 0)),
+        "settings": HtmlTable(views.model_settings_view(board, RunRef("", "", ""))),
+        "metadata": HtmlTable(views.run_metadata_view(board, None)),
     }
 
 
@@ -173,9 +173,9 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
         "vs_field": plots.model_vs_field(field.table, run.model),
         "spread": plots.prompt_spread(prompt_scores),
         "vs_field_table": Table(field.table, link_models=False),
-        "prompt_scores": Table(views.model_prompt_table(board, run, num_fewshot), link_models=False),
-        "settings": Table(views.model_settings_view(board, run), link_models=False),
-        "metadata": Table(views.run_metadata_view(board, run), link_models=False),
+        "prompt_scores": HtmlTable(views.model_prompt_table(board, run, num_fewshot)),
+        "settings": HtmlTable(views.model_settings_view(board, run)),
+        "metadata": HtmlTable(views.run_metadata_view(board, run)),
     }
 
 

@@ -152,12 +152,19 @@ class Session:
         return Session(self.state, self.browser, dict(self.shown), self.version)
 
 
-# Writes the page state into the address bar without reloading (shareable links), then makes
-# sure the tab the state names is the one shown: if the tab bar mounted only after the load's
-# update arrived, that selection was lost; a click on the tab's button is what a person would do
-# (it comes back as a tab select for the tab already open: nothing is re-sent).  Then marks the
-# page as rendered for end-to-end tests and monitors.
+# Writes the page state into the address bar without reloading (shareable links).
 URL_JS = """(query) => {
+  const url = new URL(window.location.href);
+  url.search = query ? "?" + query : "";
+  window.history.replaceState(window.history.state, "", url);
+  return [];
+}"""
+
+# After the first render: the address, then the tab the link names made sure of.  If the tab
+# bar mounted only after the load's update arrived, that selection was lost; a click on the
+# tab's button is what a person would do (it comes back as a select of the tab already
+# rendered: nothing is re-sent).  Then marks the page as rendered for tests and monitors.
+LANDING_JS = """(query) => {
   const url = new URL(window.location.href);
   url.search = query ? "?" + query : "";
   window.history.replaceState(window.history.state, "", url);
@@ -220,6 +227,7 @@ class Page:
         pending, self._pending = self._pending, None
         for wire in pending or ():
             wire()
+        self._seed_shown()
         self.tabbar.select(
             self._guarded(self._on_tab_select),
             inputs_kwargs={"session": self.session},
@@ -228,6 +236,18 @@ class Page:
             show_progress="hidden",
             queue=QUEUED,
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
+
+    def _seed_shown(self) -> None:
+        """A new visitor's page shows what the page config holds: the controls' initial values, the
+        first tab, an empty address.  The pristine session knows it, so a plain visit is sent only
+        what differs (the ranking), not every control again."""
+        assert self.tabbar is not None
+        pristine: Session = self.session.value
+        pristine.shown[self.tabbar._id] = fingerprint(DEFAULT_TAB)
+        pristine.shown[self.address._id] = fingerprint("")
+        for parts in self.parts.values():
+            for component in parts.controls.values():
+                pristine.shown[component._id] = fingerprint(component.value)
 
     def _all_outputs(self) -> list[Component]:
         shell = [self.session, self.address, self.status, self.notice]
@@ -386,7 +406,7 @@ class Page:
             api_visibility="private",
             show_progress="hidden",
             queue=QUEUED,
-        ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
+        ).then(None, self.address, None, js=LANDING_JS, api_visibility="private", queue=False)
 
     def on_refresh(self, triggers: Sequence[Any], *, force: bool) -> None:
         """Re-read the results (throttled by the context) and, if they changed, re-render the open tab."""

@@ -4,9 +4,10 @@ both-settings view, model choices, and the plots' data."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeVar
 
 import pandas as pd
 
@@ -50,6 +51,9 @@ RANKING_SORTS: Mapping[str, str] = MappingProxyType(
     }
 )
 DEFAULT_SORT = "rank"
+T = TypeVar("T")
+#: Views a snapshot keeps (the oldest computed is dropped first).
+MEMO_SIZE = 128
 
 
 @dataclass
@@ -64,6 +68,7 @@ class Board:
     _rows: dict[int, pd.DataFrame] = field(default_factory=dict, repr=False)
     _prompts: dict[tuple[str, int, bool], pd.DataFrame] = field(default_factory=dict, repr=False)
     _choices: list[tuple[str, str]] | None = field(default=None, repr=False)
+    _memo: dict[tuple, object] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -109,6 +114,20 @@ class Board:
             if self._choices is None:
                 self._choices = _run_choices(self.runs)
             return self._choices
+
+    def memo(self, key: tuple, compute: Callable[[], T]) -> T:
+        """``compute()`` once per snapshot and ``key`` (a view of this snapshot: it never changes).
+
+        Computed outside the lock (two visitors may both compute it once; either result is the same).
+        """
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]  # type: ignore[return-value]
+        value = compute()
+        with self._lock:
+            while len(self._memo) >= MEMO_SIZE:  # searches as they are typed: keep the latest views
+                del self._memo[next(iter(self._memo))]
+            return self._memo.setdefault(key, value)  # type: ignore[return-value]
 
     def warm(self) -> None:
         """Compute the ranking tables of both settings now (off the request path), then the
@@ -229,8 +248,15 @@ class RankingView:
 def ranking_view(
     board: Board, setting: Setting | str, filters: RankingFilters, sort: str = DEFAULT_SORT
 ) -> RankingView:
-    """The ranking for ``setting`` under ``filters``, in the order ``sort`` names."""
+    """The ranking for ``setting`` under ``filters``, in the order ``sort`` names (once per snapshot:
+    paging through it, or coming back to it, costs nothing)."""
     setting = Setting(setting)
+    return board.memo(
+        ("ranking", setting, filters, sort), lambda: _ranking_view(board, setting, filters, sort)
+    )
+
+
+def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort: str) -> RankingView:
     if setting.num_fewshot is None:
         return _both_view(board, filters, sort)
     rows, banner, total = _select_rows(board, setting.num_fewshot, filters)
@@ -407,6 +433,13 @@ def radar_data(board: Board, runs: Sequence[RunRef], num_fewshot: int) -> dict[s
 
 def sensitivity_data(board: Board, num_fewshot: int, show_noncomparable: bool = False) -> pd.DataFrame:
     """``Task``, ``Model``, ``Spread`` = MaxP − AvgP of every shown run on every task."""
+    return board.memo(
+        ("sensitivity", num_fewshot, show_noncomparable),
+        lambda: _sensitivity(board, num_fewshot, show_noncomparable),
+    )
+
+
+def _sensitivity(board: Board, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
     records = []
     for _, row in rows.iterrows():

@@ -50,7 +50,12 @@ def task_models_view(
     board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
 ) -> pd.DataFrame:
     """Models × prompts for one task, best CPS first: each prompt's score, then MaxP, AvgP,
-    CPS, the best prompt, the note and the hidden run key."""
+    CPS, the best prompt, the note and the hidden run key (computed once per snapshot)."""
+    key = ("task_models", task_id, num_fewshot, show_noncomparable)
+    return board.memo(key, lambda: _task_models(board, task_id, num_fewshot, show_noncomparable))
+
+
+def _task_models(board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
     task = TASKS[task_id]
     prompt_ids = list(task.prompt_ids)
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
