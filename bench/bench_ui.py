@@ -48,6 +48,8 @@ def main() -> None:
 
     from dataclasses import replace
 
+    import gradio as gr
+
     from eval_queue.settings import Settings
     from eval_queue.vocabulary import Setting
     from leaderboard import views
@@ -73,7 +75,8 @@ def main() -> None:
             # What a page is sent: one page of rows, postprocessed (Styler → JSON-ready rows).
             state = replace(PageState(), search=search, types=types, setting=setting)
             update = table_update(ranking.render(ctx, state).values["table"])
-            return len(update.value["data"])
+            shown = gr.Dataframe().postprocess(update["value"])  # what gradio does before sending it
+            return len(shown.data)
 
         def first_render() -> None:
             ctx = AppContext.from_settings(settings)  # a fresh app: nothing cached

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # re-exported (submission, cli)
+from eval_queue.vocabulary import short_revision
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -178,7 +179,7 @@ def request_path(model: str, revision: str, precision: Precision | str, num_fews
     """
     org, _, name = model.rpartition("/")
     org = org or "_"
-    return f"{_safe(org)}/{_safe(name)}_eval_request_{_safe(revision)[:12]}_{Precision(precision).value}_{num_fewshot}shot.json"
+    return f"{_safe(org)}/{_safe(name)}_eval_request_{short_revision(_safe(revision))}_{Precision(precision).value}_{num_fewshot}shot.json"
 
 
 def parse_request_path(path: str) -> dict[str, str]:

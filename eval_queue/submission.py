@@ -35,6 +35,7 @@ from eval_queue.resolver import (
     resolver_for,
 )
 from eval_queue.settings import Settings
+from eval_queue.vocabulary import short_revision
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +217,7 @@ def _check_duplicates(queue: RequestQueue, requests: list[EvalRequest]) -> dict[
         if existing.status in DUPLICATE_STATUSES:
             what = "already evaluated" if existing.status is Status.FINISHED else "already in the queue"
             raise SubmissionRejected(
-                f"duplicate: {request.model} at {request.revision[:12]} in {request.precision.value}, "
+                f"duplicate: {request.model} at {short_revision(request.revision)} in {request.precision.value}, "
                 f"{request.num_fewshot}-shot is {what} ({existing.status.value}, request {existing.request_id})."
             )
         replaced[request.request_id] = existing

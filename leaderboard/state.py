@@ -25,6 +25,8 @@ from leaderboard.views.ranking import DEFAULT_SORT, RANKING_SORTS
 DEFAULT_TAB = "ranking"
 MAX_CHOSEN_MODELS = 6
 MAX_SEARCH = 200
+#: How much of an unusable link value a notice repeats (a link can carry anything, at any length).
+MAX_ECHO = 80
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,8 @@ class Notice:
 
     @property
     def text(self) -> str:
-        return f"The link's {self.field} “{self.given}” is unknown: showing {self.used} instead."
+        given = self.given if len(self.given) <= MAX_ECHO else self.given[: MAX_ECHO - 1] + "…"
+        return f"The link's {self.field} “{given}” is unknown: showing {self.used} instead."
 
 
 @dataclass(frozen=True)

@@ -109,3 +109,8 @@ def test_unknown_models_chosen_for_the_radar_are_dropped_with_a_notice(ctx: AppC
     rendered = PlotsTab().render(ctx, state)
     assert [(n.field, n.given) for n in rendered.notices] == [("model", "ghost|x|y")]
     assert rendered.state is not None and rendered.state.models == ("paper-dev/LLM-2|main|bfloat16",)
+
+
+def test_a_notice_repeats_at_most_a_short_part_of_a_huge_link_value() -> None:
+    _, notices = _read(task="x" * 100_000)
+    assert len(notices[0].text) < 200 and notices[0].text.count("x") == 79
