@@ -13,8 +13,8 @@ that could not be used), then the tabs :func:`registry.default_registry` lists:
 * ``submit``   — the submission form (``eval_queue.submission.submit``) and the queue;
 * ``about``    — paper Table 1, the metrics, how to reproduce a row, the citation.
 
-``page.py`` is the mechanism: :class:`~leaderboard.ui.page.Tab` (a tab declares its controls
-and outputs by name), :class:`~leaderboard.ui.page.Panel` (a block another track adds to the
+``tab.py`` is the protocol and ``page.py`` the mechanism: :class:`~leaderboard.ui.tab.Tab` (a tab declares its controls
+and outputs by name), :class:`~leaderboard.ui.tab.Panel` (a block another track adds to the
 task or model page), :class:`~leaderboard.ui.page.Page` (wiring by name, one server-side
 :class:`~leaderboard.ui.page.Session` per visitor, only changed values sent, only the open tab
 computed).  ``context.AppContext`` holds the stores, the queue and the latest results snapshot

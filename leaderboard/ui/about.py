@@ -8,7 +8,8 @@ from leaderboard import views
 from leaderboard.state import PageState
 from leaderboard.suite import SUITE
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Page, Rendered, Tab, TabParts
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Rendered, Tab, TabParts
 
 BIBTEX = """@misc{magnini2025evalitallm,
   title         = {Evalita-LLM: Benchmarking Large Language Models on Italian},

@@ -19,7 +19,8 @@ from leaderboard.state import Notice, PageState
 from leaderboard.suite import SUITE, TASKS
 from leaderboard.ui.common import Choices, HtmlTable, Table
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Api, Page, Panel, Rendered, Tab, TabParts, build_panels, render_panels
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Api, Panel, Rendered, Tab, TabParts, build_panels, render_panels
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,8 @@
 """The tab mechanism: one typed page state per visitor, tabs that declare their parts by name.
 
-A tab is a :class:`Tab`: ``build`` lays out its components inside its ``gr.Tab`` and returns
-them as :class:`TabParts` — *controls* keyed by the :class:`~leaderboard.state.PageState`
-field they set, *outputs* keyed by name — and ``render(ctx, state)`` returns a
-:class:`Rendered` whose values are keyed by those output names.  The :class:`Page` wires
+A tab is a :class:`~leaderboard.ui.tab.Tab` (``leaderboard/ui/tab.py``): ``build`` lays out its
+components and names them (:class:`~leaderboard.ui.tab.TabParts`), ``render(ctx, state)``
+returns values keyed by those names (:class:`~leaderboard.ui.tab.Rendered`).  The :class:`Page` wires
 everything by name: a control's input sets its field and re-renders the open tab; choosing
 a tab renders it (only then: a tab is computed when it is first shown); a row click or a
 link is a state transition like any other.  Nothing is matched by position.
@@ -13,9 +12,9 @@ value is sent only when its :func:`~leaderboard.ui.common.fingerprint` differs f
 the browser already shows, so an unchanged table or plot is never sent again.  Programmatic
 API callers (``gradio_client``) never load the page and always get every value.
 
-Other tracks add a tab by writing one module with a :class:`Tab` and registering it in
-:func:`leaderboard.ui.registry.default_registry`; they add a :class:`Panel` to the Evalita
-task or model page the same way, without that page importing them.
+Other tracks add a tab by writing one module with a ``Tab`` and registering it in
+:func:`leaderboard.ui.registry.default_registry`; they add a ``Panel`` to the Evalita task or
+model page the same way, without that page importing them.
 """
 
 from __future__ import annotations
@@ -23,105 +22,24 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 import gradio as gr
 
 from leaderboard.state import DEFAULT_TAB, Notice, PageState, UrlField, notices_markdown
 from leaderboard.ui.common import ERROR_TEXT, fingerprint, to_update
 from leaderboard.ui.context import AppContext
+from leaderboard.ui.tab import Api, Component, Tab, TabParts
 
 logger = logging.getLogger(__name__)
 
-Component = gr.components.Component
 #: Page events answer in one HTTP round trip (``queue=False``: no queue join and event stream);
 #: they only read the in-memory snapshot.  Store I/O (a submission) stays on the queue.
 QUEUED = False
 #: A state transition: the current state and the event's named values → the new state.
 Step = Callable[..., PageState]
-
-
-@dataclass(frozen=True)
-class TabParts:
-    """A tab's components by name: controls keyed by the state field they set, and outputs."""
-
-    controls: Mapping[str, Component]
-    outputs: Mapping[str, Component]
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A render: values by output name; the state as shown when the tab corrected it (an unknown
-    model in a link falls back to the best one), with a notice saying so."""
-
-    values: Mapping[str, object]
-    state: PageState | None = None
-    notices: tuple[Notice, ...] = ()
-
-
-@dataclass(frozen=True)
-class Api:
-    """A named endpoint for ``gradio_client``: the state fields it takes and the outputs it returns."""
-
-    fields: tuple[str, ...]
-    outputs: tuple[str, ...]
-
-
-class Tab(ABC):
-    """One tab of the page; subclasses set :attr:`id` (its ``?tab=`` value) and :attr:`label`."""
-
-    id: ClassVar[str]
-    label: ClassVar[str]
-    #: Link fields this tab owns beyond :class:`PageState`'s own (a track's own setting).
-    url_fields: ClassVar[Mapping[str, UrlField]] = {}
-    #: Re-rendered on every refresh while open, even when the results did not change (the queue).
-    live: ClassVar[bool] = False
-    #: Endpoints for ``gradio_client`` (name → fields taken, outputs returned).
-    apis: ClassVar[Mapping[str, Api]] = {}
-
-    @abstractmethod
-    def build(self, page: Page) -> TabParts:
-        """Lay out the tab's components (inside its ``gr.Tab``) and name them."""
-
-    @abstractmethod
-    def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        """The tab's outputs for ``state`` (called only while the tab is shown)."""
-
-
-class Panel(ABC):
-    """A block another track contributes to a page it does not own (the task or the model page).
-
-    Its outputs are namespaced by :attr:`id` inside the host tab; ``render`` returns values
-    keyed by the names ``build`` gave.
-    """
-
-    id: ClassVar[str]
-
-    @abstractmethod
-    def build(self) -> Mapping[str, Component]:
-        """Lay out the panel's components where the host places it, and name them."""
-
-    @abstractmethod
-    def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
-        """The panel's values for the host page's state."""
-
-
-def build_panels(panels: Sequence[Panel]) -> dict[str, Component]:
-    """Build contributed panels; their outputs, namespaced ``<panel id>.<name>``."""
-    outputs: dict[str, Component] = {}
-    for panel in panels:
-        outputs.update({f"{panel.id}.{name}": c for name, c in panel.build().items()})
-    return outputs
-
-
-def render_panels(panels: Sequence[Panel], ctx: AppContext, state: PageState) -> dict[str, object]:
-    values: dict[str, object] = {}
-    for panel in panels:
-        values.update({f"{panel.id}.{name}": v for name, v in panel.render(ctx, state).items()})
-    return values
 
 
 class Session:
@@ -504,8 +422,3 @@ class Page:
                 raise gr.Error(ERROR_TEXT) from exc
 
         return guarded
-
-
-def component_names(parts: Iterable[TabParts]) -> list[str]:
-    """Every output name of ``parts`` (for tests: names are unique within a tab)."""
-    return [name for p in parts for name in p.outputs]

@@ -15,7 +15,8 @@ from leaderboard.state import MAX_CHOSEN_MODELS, Notice, PageState
 from leaderboard.suite import SUITE
 from leaderboard.ui.common import Choices
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Api, Page, Rendered, Tab, TabParts
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 
 
 class PlotsTab(Tab):

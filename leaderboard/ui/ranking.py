@@ -15,7 +15,8 @@ from leaderboard import views
 from leaderboard.state import PageState
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Api, Page, Rendered, Tab, TabParts
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 
 #: What ``/ranking`` takes (by name) and returns, for ``gradio_client``.
 RANKING_API = Api(

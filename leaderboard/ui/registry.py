@@ -1,8 +1,8 @@
 """Which tabs the page has, in order, and which panels other tracks add to the Evalita pages.
 
-This is the one place a track registers its UI: a tab module (a :class:`~leaderboard.ui.page.Tab`)
+This is the one place a track registers its UI: a tab module (a :class:`~leaderboard.ui.tab.Tab`)
 is added to :func:`default_registry`'s list, a panel for the Evalita task or model page
-(a :class:`~leaderboard.ui.page.Panel`) to its panel lists.  No tab imports another.
+(a :class:`~leaderboard.ui.tab.Panel`) to its panel lists.  No tab imports another.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from leaderboard.ui.about import AboutTab
 from leaderboard.ui.model import ModelTab
-from leaderboard.ui.page import Panel, Tab
 from leaderboard.ui.plots_tab import PlotsTab
 from leaderboard.ui.ranking import RankingTab
 from leaderboard.ui.submit import SubmitTab
+from leaderboard.ui.tab import Panel, Tab
 from leaderboard.ui.task import TaskTab
 
 #: Panels other tracks contribute to the Evalita task page (e.g. judge rubric scores on SUM).

@@ -21,7 +21,8 @@ from leaderboard import views
 from leaderboard.state import PageState
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Page, Rendered, Tab, TabParts
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Rendered, Tab, TabParts
 
 logger = logging.getLogger(__name__)
 

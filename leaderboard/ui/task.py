@@ -16,8 +16,9 @@ from leaderboard.state import PageState
 from leaderboard.suite import SUITE, TASKS
 from leaderboard.ui.common import KEYED_TABLE, Table
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Api, Page, Panel, Rendered, Tab, TabParts, build_panels, render_panels
+from leaderboard.ui.page import Page
 from leaderboard.ui.ranking import open_clicked_run
+from leaderboard.ui.tab import Api, Panel, Rendered, Tab, TabParts, build_panels, render_panels
 
 TASK_CHOICES = tuple((f"{t.abbrev} — {t.name}", t.id) for t in SUITE)
 

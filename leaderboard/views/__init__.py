@@ -14,6 +14,7 @@ Every table listing runs ends with the hidden :data:`KEY_COLUMN` (a run's ``RunR
 
 from __future__ import annotations
 
+from leaderboard.views.board import Board
 from leaderboard.views.common import (
     AVG,
     KEY_COLUMN,
@@ -63,7 +64,6 @@ from leaderboard.views.queue import (
 from leaderboard.views.ranking import (
     DEFAULT_SORT,
     RANKING_SORTS,
-    Board,
     RankingView,
     all_model_types,
     all_precisions,

@@ -13,6 +13,7 @@ from leaderboard.schema import RunInfo
 from leaderboard.scoring import percent
 from leaderboard.suite import SUITE
 from leaderboard.tables import MAIN_SCORE_COLUMN, task_column
+from leaderboard.views.board import Board
 from leaderboard.views.common import (
     _diff,
     _frame,
@@ -27,7 +28,7 @@ from leaderboard.views.common import (
     model_link,
     task_label,
 )
-from leaderboard.views.ranking import Board, setting_rows
+from leaderboard.views.ranking import setting_rows
 
 FIELD_HEADERS = ["Task", "CPS", "Field median", "Field best", "Best model", "Position"]
 

@@ -10,6 +10,7 @@ from eval_queue.vocabulary import PROMPT_AGGREGATES, Aggregate, RunRef
 from leaderboard.scoring import percent
 from leaderboard.suite import TASKS
 from leaderboard.tables import task_column
+from leaderboard.views.board import Board
 from leaderboard.views.common import (
     KEY_COLUMN,
     MODEL,
@@ -23,7 +24,7 @@ from leaderboard.views.common import (
     html_text,
     md_text,
 )
-from leaderboard.views.ranking import Board, _select_rows
+from leaderboard.views.ranking import _select_rows
 
 #: The model-side columns of the models × prompts table, after the prompts.
 TASK_TABLE_AGGREGATES: tuple[Aggregate, ...] = (

@@ -21,8 +21,9 @@ from leaderboard import ui
 from leaderboard.state import PageState, UrlField
 from leaderboard.ui import layout, registry
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Api, Page, Panel, Rendered, Session, Tab, TabParts
+from leaderboard.ui.page import Page, Session
 from leaderboard.ui.ranking import open_clicked_run
+from leaderboard.ui.tab import Api, Panel, Rendered, Tab, TabParts
 from leaderboard.ui.task import TaskTab
 from tests.ui.conftest import REPO
 from tests.ui.store import XSS_MODEL, write_queue, write_results
