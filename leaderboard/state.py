@@ -86,7 +86,9 @@ class PageState:
     columns: tuple[Aggregate, ...] = (Aggregate.CPS,)
     all_runs: bool = False
     sort: str = DEFAULT_SORT
-    page: int = 1  # the ranking's page
+    # The ranking's page.  Not ``page``: gradio reserves ``?page=`` for multipage apps, and a
+    # link with ``page=2`` failed before the app saw it.
+    ranking_page: int = 1
     task_page: int = 1  # the task's models × prompts page
     answers_task: str = SUITE[0].id  # the model page's answers
     answers_prompt: str = SUITE[0].prompts[0].id
@@ -145,7 +147,7 @@ class PageState:
         else:
             changed = replace(self, extra=tuple(sorted({**dict(self.extra), name: str(raw)}.items())))
         if name in _RESETS_PAGE:
-            changed = replace(changed, page=1)
+            changed = replace(changed, ranking_page=1)
         if name in _RESETS_TASK_PAGE:
             changed = replace(changed, task_page=1)
         return changed.normalised()

@@ -20,7 +20,17 @@ from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 
 #: What ``/ranking`` takes (by name) and returns, for ``gradio_client``.
 RANKING_API = Api(
-    fields=("setting", "types", "sizes", "precisions", "search", "columns", "all_runs", "sort", "page"),
+    fields=(
+        "setting",
+        "types",
+        "sizes",
+        "precisions",
+        "search",
+        "columns",
+        "all_runs",
+        "sort",
+        "ranking_page",
+    ),
     outputs=("banner", "table", "csv", "caption"),
 )
 
@@ -142,8 +152,10 @@ class RankingTab(Tab):
         csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
 
         page.transition([table.select], open_clicked_run, event_data=True)
-        page.transition([previous.click], lambda state: replace(state, page=max(1, state.page - 1)))
-        page.transition([following.click], lambda state: replace(state, page=state.page + 1))
+        page.transition(
+            [previous.click], lambda state: replace(state, ranking_page=max(1, state.ranking_page - 1))
+        )
+        page.transition([following.click], lambda state: replace(state, ranking_page=state.ranking_page + 1))
         return TabParts(
             controls={"setting": setting, "search": search, "sort": sort, "all_runs": all_runs, **filters},
             outputs={
@@ -158,7 +170,7 @@ class RankingTab(Tab):
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         filters = filters_of(state)
         view = views.ranking_view(ctx.results(), state.setting, filters, state.sort)
-        page = views.paged(view.table, state.page)
+        page = views.paged(view.table, state.ranking_page)
         return Rendered(
             values={
                 "banner": view.banner,
@@ -167,7 +179,7 @@ class RankingTab(Tab):
                 "pager": gr.update(visible=page.count > 1),
                 "csv": self._csv_of(ctx, state, view),
             },
-            state=replace(state, page=page.number),
+            state=replace(state, ranking_page=page.number),
         )
 
     def _csv_of(self, ctx: AppContext, state: PageState, view: views.RankingView) -> str:

@@ -32,7 +32,8 @@ def _read(**params: str) -> tuple[PageState, list]:
         ("shots", "both", "0-shot"),  # the task/model/plots pages show one setting
         ("sort", "<script>", "Rank (best average CPS first)"),
         ("tab", "admin", "ranking"),
-        ("page", "two", "1"),
+        ("ranking_page", "two", "1"),
+        ("task_page", "0x2", "1"),
     ],
 )
 def test_an_unknown_value_in_a_link_falls_back_to_the_default_with_a_notice(
@@ -42,7 +43,7 @@ def test_an_unknown_value_in_a_link_falls_back_to_the_default_with_a_notice(
     assert state.get(field) == PageState().get(field)
     assert [(n.field, n.given, n.used) for n in notices] == [(field, given, used)]
     shown = notices_markdown(notices)
-    assert "The link" in shown and field in shown and "<" not in shown  # visible, and escaped
+    assert "The link" in shown and field.replace("_", "\\_") in shown and "<" not in shown  # escaped
 
 
 def test_unknown_values_in_a_list_are_dropped_and_the_known_ones_kept() -> None:
@@ -114,3 +115,20 @@ def test_unknown_models_chosen_for_the_radar_are_dropped_with_a_notice(ctx: AppC
 def test_a_notice_repeats_at_most_a_short_part_of_a_huge_link_value() -> None:
     _, notices = _read(task="x" * 100_000)
     assert len(notices[0].text) < 200 and notices[0].text.count("x") == 79
+
+
+def test_no_link_field_is_one_gradio_reserves() -> None:
+    """gradio reads ``?page=`` itself (multipage apps): a field of that name broke the page."""
+    from dataclasses import fields
+
+    assert "page" not in {f.name for f in fields(PageState)}
+    state = replace(PageState(), ranking_page=3)
+    assert state.to_query() == "ranking_page=3"
+
+
+def test_a_page_beyond_the_last_shows_the_last_and_the_link_says_so(ctx: AppContext) -> None:
+    from leaderboard.ui.ranking import RankingTab
+
+    rendered = RankingTab().render(ctx, replace(PageState(), ranking_page=99))
+    assert rendered.state is not None and rendered.state.ranking_page == 1  # 7 runs: one page
+    assert rendered.values["caption"].startswith("rows 1–7 of 7")
