@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -30,47 +29,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
-
-
-def build_store(root: Path, n_models: int, seed: int = 7) -> int:
-    from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult, results_file_path
-    from leaderboard.suite import SUITE
-
-    rng = random.Random(seed)
-    types = ["pretrained", "instruction-tuned", "fine-tuned", "merged", "continually-pretrained"]
-    written = 0
-    for i in range(n_models):
-        model_id = f"bench-org-{i % 37}/model-{i:04d}"
-        skill = rng.uniform(0.2, 0.8)
-        params = round(rng.choice([0.5, 1.1, 3.0, 7.2, 8.0, 13.0, 34.0, 70.0]) * rng.uniform(0.9, 1.1), 2)
-        for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
-            tasks = {
-                task.id: TaskResult(
-                    metric=task.metric,
-                    prompts={
-                        p.id: PromptScore(score=round(min(1.0, max(0.0, rng.gauss(skill, 0.12))), 4), n=500)
-                        for p in task.prompts
-                    },
-                )
-                for task in SUITE
-            }
-            results = ResultsFile(
-                model=ModelInfo(
-                    id=model_id,
-                    revision=f"{i:040x}",
-                    precision="bfloat16",
-                    params_b=params,
-                    model_type=types[i % len(types)],
-                    license="apache-2.0",
-                ),
-                run=RunInfo(num_fewshot=k, data="hub", harness="lm-eval 0.4.13", finished_at=finished),
-                tasks=tasks,
-            )
-            path = root / results_file_path(results, finished)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(results.to_json())
-            written += 1
-    return written
 
 
 def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:
@@ -88,27 +46,42 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
+    from dataclasses import replace
+
+    import gradio as gr
+
     from eval_queue.settings import Settings
+    from eval_queue.vocabulary import Setting
     from leaderboard import views
-    from leaderboard.ui import ranking, task
+    from leaderboard.state import PageState
+    from leaderboard.ui.common import table_update
     from leaderboard.ui.context import AppContext
+    from leaderboard.ui.ranking import RankingTab
+    from leaderboard.ui.task import TaskTab
+    from tests.ui.store import write_synthetic_results
 
     with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
         root = Path(tmp)
         t0 = time.perf_counter()
-        files = build_store(root / "results", args.models)
+        files = write_synthetic_results(root / "results", args.models)
         build_s = time.perf_counter() - t0
         settings = Settings(data_dir=root)
 
-        def render(ctx: AppContext, search: str = "", types: list[str] | None = None) -> int:
-            # The Dataframe update is postprocessed (Styler → JSON-ready rows) when it is built.
-            _, update, _ = ranking.render(ctx, "0", types or [], [], [], search, ["cps"], False)
-            return len(update.value["data"])
+        ranking, task = RankingTab(), TaskTab()
+
+        def render(
+            ctx: AppContext, search: str = "", types: tuple[str, ...] = (), setting=Setting.ZERO
+        ) -> int:
+            # What a page is sent: one page of rows, postprocessed (Styler → JSON-ready rows).
+            state = replace(PageState(), search=search, types=types, setting=setting)
+            update = table_update(ranking.render(ctx, state).values["table"])
+            shown = gr.Dataframe().postprocess(update["value"])  # what gradio does before sending it
+            return len(shown.data)
 
         def first_render() -> None:
             ctx = AppContext.from_settings(settings)  # a fresh app: nothing cached
             rows = render(ctx)
-            assert rows == args.models, rows
+            assert rows == min(args.models, views.PAGE_SIZE), rows
 
         def first_render_after_startup_warmup() -> float:
             ctx = AppContext.from_settings(settings)
@@ -130,14 +103,14 @@ def main() -> None:
         ctx.warm()
         render(ctx)
         results["filter_change"] = timed(
-            lambda: render(ctx, search="model-01", types=["pretrained"]), args.repeat
+            lambda: render(ctx, search="model-01", types=("pretrained",)), args.repeat
         )
-        results["setting_switch"] = timed(
-            lambda: ranking.render(ctx, "5", [], [], [], "", ["cps"], False), args.repeat
-        )
+        results["setting_switch"] = timed(lambda: render(ctx, setting=Setting.FIVE), args.repeat)
+        ctx.min_reread_s = 0.0  # time the store re-read itself, not the throttle that skips it
         results["refresh_unchanged"] = timed(ctx.refresh, args.repeat)
-        results["task_drill_down_first"] = timed(lambda: task.render(ctx, "te", "0", False), 1)
-        results["task_drill_down_again"] = timed(lambda: task.render(ctx, "te", "0", False), args.repeat)
+        te = replace(PageState(), tab="task", task="te")
+        results["task_drill_down_first"] = timed(lambda: task.render(ctx, te), 1)
+        results["task_drill_down_again"] = timed(lambda: task.render(ctx, te), args.repeat)
         results["both_view"] = timed(
             lambda: views.ranking_view(ctx.results(), "both", views.RankingFilters()), args.repeat
         )

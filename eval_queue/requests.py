@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import REQUEST_LIMITS, load_object, validate
+from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # re-exported (submission, cli)
+from eval_queue.vocabulary import short_revision
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -45,9 +47,6 @@ class ModelType(StrEnum):
     INSTRUCTION_TUNED = "instruction-tuned"
     MERGED = "merged"
     UNKNOWN = "unknown"
-
-
-FEWSHOT_SETTINGS: tuple[int, ...] = (0, 5)
 
 
 def utc_now() -> datetime:
@@ -171,7 +170,7 @@ def request_path(model: str, revision: str, precision: Precision | str, num_fews
     """
     org, _, name = model.rpartition("/")
     org = org or "_"
-    return f"{_safe(org)}/{_safe(name)}_eval_request_{_safe(revision)[:12]}_{Precision(precision).value}_{num_fewshot}shot.json"
+    return f"{_safe(org)}/{_safe(name)}_eval_request_{short_revision(_safe(revision))}_{Precision(precision).value}_{num_fewshot}shot.json"
 
 
 def parse_request_path(path: str) -> dict[str, str]:

@@ -29,6 +29,7 @@ from eval_queue.errors import EvalitaError, SubmissionRejected
 from eval_queue.hubclient import transport_errors
 from eval_queue.requests import ModelType
 from eval_queue.settings import Settings
+from eval_queue.vocabulary import short_revision
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
@@ -207,7 +208,7 @@ class CacheModelResolver:
         config = _read_json(snapshot / "config.json")
         if config is None:
             raise SubmissionRejected(
-                f"cannot verify {model_id} offline: the cached snapshot {sha[:12]} has no readable "
+                f"cannot verify {model_id} offline: the cached snapshot {short_revision(sha)} has no readable "
                 "config.json. Download the complete model first."
             )
         card = _read_card(snapshot / "README.md")

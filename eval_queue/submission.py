@@ -48,6 +48,7 @@ from eval_queue.resolver import (
 )
 from eval_queue.settings import Settings
 from eval_queue.text import shorten
+from eval_queue.vocabulary import short_revision
 
 logger = logging.getLogger(__name__)
 
@@ -230,7 +231,7 @@ def _check_duplicates(listing: QueueListing, requests: list[EvalRequest]) -> dic
         if existing.status not in REPLACEABLE_STATUSES:
             what = "already evaluated" if existing.status is Status.FINISHED else "already in the queue"
             raise SubmissionRejected(
-                f"duplicate: {request.model} at {request.revision[:12]} in {request.precision.value}, "
+                f"duplicate: {request.model} at {short_revision(request.revision)} in {request.precision.value}, "
                 f"{request.num_fewshot}-shot is {what} ({existing.status.value}, request {existing.request_id})."
             )
         replaced[request.request_id] = existing

@@ -23,16 +23,24 @@ from types import MappingProxyType
 import pandas as pd
 
 from eval_queue.errors import MalformedFileError, NotFoundError
-from eval_queue.safe_json import RESULTS_LIMITS
+from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS
 from eval_queue.storage.base import Storage
 from eval_queue.storage.paths import DETAILS_FOLDER
-from leaderboard.schema import ModelInfo, ResultsFile, RunInfo
+from eval_queue.vocabulary import RunRef
+from leaderboard.schema import (
+    DetailRecord,
+    ModelInfo,
+    ResultsFile,
+    RunInfo,
+    details_file_name,
+    parse_details,
+)
 from leaderboard.suite import TASKS
 
 logger = logging.getLogger(__name__)
 
 #: The columns that identify a run; one file is kept per key (see :func:`load_results`).
-RUN_KEY: tuple[str, ...] = ("model", "revision", "precision", "num_fewshot")
+RUN_KEY: tuple[str, ...] = (*RunRef.COLUMNS, "num_fewshot")
 #: A run's identity: (model, revision, precision, num_fewshot).
 RunKey = tuple[str, str, str, int]
 #: task → prompt → score (0–1, ``None`` for the paper's N/A), read-only.
@@ -309,3 +317,20 @@ def _prompt_scores(rows: Iterable[_ScoreRow]) -> PromptScores:
     for task_id, prompt_id, score, _stderr, _n in rows:
         by_task.setdefault(task_id, {})[prompt_id] = score
     return MappingProxyType({task_id: MappingProxyType(prompts) for task_id, prompts in by_task.items()})
+
+
+def run_info(loaded: LoadedResults, key: RunKey) -> RunInfo | None:
+    """The ``run`` block of the results file kept for ``key`` (what the run actually used), if any."""
+    return next((record.run for record in loaded.records if record.key == key), None)
+
+
+def read_details(storage: Storage, folder: str, task_id: str, prompt_id: str) -> list[DetailRecord]:
+    """The per-sample records of one (task, prompt) of a run, from ``<folder>/<task>_<prompt>.jsonl``.
+
+    Read through the store's safe reader (:func:`leaderboard.schema.parse_details`, size-capped).
+    Raises :class:`~eval_queue.errors.NotFoundError` when the run kept no such file (a storage
+    error for a store that cannot be read) and :class:`~eval_queue.errors.MalformedFileError`
+    naming the file and line when a line does not parse: a half-shown run would mislead.
+    """
+    path = f"{folder}/{details_file_name(task_id, prompt_id)}"
+    return parse_details(storage.read(path, max_bytes=DETAILS_FILE_MAX_BYTES), path)

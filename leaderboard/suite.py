@@ -45,8 +45,8 @@ from typing import Any
 
 from eval_queue.errors import EvalitaError
 
-#: The few-shot settings the leaderboard runs (paper: zero-shot and 5-shot).
-FEWSHOT_SETTINGS: tuple[int, ...] = (0, 5)
+# The few-shot settings the leaderboard runs: defined with the settings' labels, re-exported here.
+from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS
 
 
 class TaskKind(StrEnum):

@@ -9,10 +9,10 @@ that cannot be computed is empty (NaN in the frame, ``null`` in JSON), never 0.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import StrEnum
 
 import pandas as pd
 
+from eval_queue.vocabulary import MODEL_AGGREGATES, PROMPT_AGGREGATES, Aggregate
 from leaderboard.results import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.scoring import (
     OverallScore,
@@ -24,17 +24,6 @@ from leaderboard.scoring import (
     score_task,
 )
 from leaderboard.suite import SUITE, TaskSpec, get_task
-
-
-class Aggregate(StrEnum):
-    """The per-task columns of the ranking (paper §5, model side)."""
-
-    MAXP = "maxp"
-    AVGP = "avgp"
-    CPS = "cps"
-    BEST_PROMPT = "best_prompt"
-    #: MaxP − AvgP (= 1 − Sat, eq. 6) in points: how much the prompt matters (0 = not at all).
-    SPREAD = "spread"
 
 
 def task_column(task_id: str, aggregate: Aggregate) -> str:
@@ -75,25 +64,24 @@ METADATA_COLUMNS: tuple[str, ...] = (
     "results_path",
     "details_path",
 )
-TASK_COLUMNS: tuple[str, ...] = tuple(task_column(task.id, agg) for task in SUITE for agg in Aggregate)
+TASK_COLUMNS: tuple[str, ...] = tuple(task_column(task.id, agg) for task in SUITE for agg in MODEL_AGGREGATES)
 RANKING_COLUMNS: tuple[str, ...] = (RANK_COLUMN, *RUN_KEY, *METADATA_COLUMNS, *OVERALL_COLUMNS, *TASK_COLUMNS)
 
-PROMPT_AGGREGATES: tuple[str, ...] = ("minp", "maxp", "avgp", "cps")
 PROMPT_COLUMNS: tuple[str, ...] = (
     "task",
     "num_fewshot",
     "prompt",
     "paper_prompt",
     "n_models",
-    *PROMPT_AGGREGATES,
+    *(aggregate.value for aggregate in PROMPT_AGGREGATES),
 )
 
 #: Columns holding 0–100 scores with two decimals (the export prints them as such).
 PERCENT_COLUMNS: frozenset[str] = frozenset(
     (
         *OVERALL_COLUMNS,
-        *(task_column(t.id, agg) for t in SUITE for agg in Aggregate if agg is not Aggregate.BEST_PROMPT),
-        *PROMPT_AGGREGATES,
+        *(task_column(t.id, agg) for t in SUITE for agg in MODEL_AGGREGATES if agg.is_score),
+        *(aggregate.value for aggregate in PROMPT_AGGREGATES),
     )
 )
 
@@ -125,7 +113,7 @@ def _run_keys(runs: pd.DataFrame) -> list[RunKey]:
 # The run columns a ranking row copies, and (task, aggregate, column) of each task cell in order.
 _RUN_FIELDS: tuple[str, ...] = (*RUN_KEY, *METADATA_COLUMNS)
 _TASK_CELLS: tuple[tuple[TaskSpec, Aggregate, str], ...] = tuple(
-    (task, aggregate, task_column(task.id, aggregate)) for task in SUITE for aggregate in Aggregate
+    (task, aggregate, task_column(task.id, aggregate)) for task in SUITE for aggregate in MODEL_AGGREGATES
 )
 
 
@@ -201,10 +189,10 @@ def _prompt_rows(
                 "prompt": prompt.id,
                 "paper_prompt": prompt.paper_id,
                 "n_models": summary.n_models,
-                "minp": percent(summary.minp),
-                "maxp": percent(summary.maxp),
-                "avgp": percent(summary.avgp),
-                "cps": percent(summary.cps),
+                Aggregate.MINP.value: percent(summary.minp),
+                Aggregate.MAXP.value: percent(summary.maxp),
+                Aggregate.AVGP.value: percent(summary.avgp),
+                Aggregate.CPS.value: percent(summary.cps),
             }
         )
     return rows

@@ -47,6 +47,7 @@ from eval_queue.redact import redact
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Stores, Transform
 from eval_queue.storage.paths import DETAILS_FOLDER, check_path, check_prefix, is_hidden
+from eval_queue.vocabulary import short_revision
 
 logger = logging.getLogger(__name__)
 
@@ -248,7 +249,7 @@ class HubRepo:
         files = [e for e in entries if isinstance(e, RepoFile)]
         tree = {e.path: (e.lfs.sha256 if e.lfs else e.blob_id) for e in files}
         sizes = {e.path: e.size for e in files if isinstance(e.size, int)}
-        logger.debug("listed %s at %s: %d files", self.repo_id, head[:12], len(tree))
+        logger.debug("listed %s at %s: %d files", self.repo_id, short_revision(head), len(tree))
         return tree, sizes
 
     @contextmanager

@@ -5,7 +5,11 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard import views
+from leaderboard.state import PageState
 from leaderboard.suite import SUITE
+from leaderboard.ui.context import AppContext
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Rendered, Tab, TabParts
 
 BIBTEX = """@misc{magnini2025evalitallm,
   title         = {Evalita-LLM: Benchmarking Large Language Models on Italian},
@@ -74,7 +78,19 @@ def tasks_markdown() -> str:
     return "\n".join(lines)
 
 
-def build() -> None:
+class AboutTab(Tab):
+    id = "about"
+    label = "About"
+
+    def build(self, page: Page) -> TabParts:
+        _layout()
+        return TabParts(controls={}, outputs={})
+
+    def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        return Rendered({})  # static text, laid out once
+
+
+def _layout() -> None:
     gr.Markdown(
         "## About Evalita-LLM\n\n"
         "Evalita-LLM (Magnini et al.) evaluates Large Language Models on **native Italian** tasks taken from "

@@ -1,13 +1,23 @@
-"""Small rendering helpers shared by the tabs: tables with two decimals, CSV files."""
+"""What the tabs' render functions return, and how each becomes a gradio update.
+
+A render function returns plain *view values* keyed by output name: a :class:`Table`, a
+plotly figure (``None``: nothing to draw, so the plot is hidden), a :class:`Choices` for a
+dropdown, or a string.  :func:`fingerprint` identifies a value's content (the page sends a
+value only when its fingerprint differs from what the browser already shows) and
+:func:`to_update` turns it into what gradio sends, once it is known to be needed.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
 import pandas as pd
+import plotly.graph_objects as go
 
 from leaderboard import views
 
@@ -16,21 +26,95 @@ logger = logging.getLogger(__name__)
 ERROR_TEXT = (
     "Something went wrong while preparing this view; the maintainers can find the details in the log."
 )
+#: The CSS class of tables whose last column is the hidden run key (:data:`views.KEY_COLUMN`).
+KEYED_TABLE = "keyed-table"
 
 
-def table_update(table: pd.DataFrame, *, link_models: bool = True) -> gr.Dataframe:
-    """A read-only Dataframe update: numbers shown with two decimals, model names as links."""
-    shown = views.linked(table) if link_models else table
-    kinds = (
-        views.datatypes(shown)
-        if link_models
-        else [
-            "str" if c == views.MODEL else k
-            for c, k in zip(shown.columns, views.datatypes(shown), strict=True)
-        ]
-    )
-    value = shown.style.format(precision=2, na_rep="—") if not shown.empty else shown
-    return gr.Dataframe(value=value, datatype=kinds)
+@dataclass(frozen=True)
+class Table:
+    """A table to show: numbers with two decimals (parameters with :func:`views.format_params`),
+    model names as Hub links unless ``link_models`` is off."""
+
+    frame: pd.DataFrame
+    link_models: bool = True
+
+
+@dataclass(frozen=True)
+class HtmlTable:
+    """A small fixed table drawn as plain HTML (every cell escaped): no sorting or paging, and a
+    fraction of the browser's work of an interactive Dataframe."""
+
+    frame: pd.DataFrame
+
+    def html(self) -> str:
+        return self.frame.to_html(
+            index=False,
+            escape=True,
+            na_rep="—",
+            float_format=lambda x: f"{x:.2f}",
+            border=0,
+            classes="plain-table",
+        )
+
+
+@dataclass(frozen=True)
+class Choices:
+    """A dropdown's options (``(label, value)`` pairs) and its selected value(s)."""
+
+    options: tuple[tuple[str, str], ...]
+    value: str | list[str] | None
+
+
+def fingerprint(value: object) -> str:
+    """A digest of what ``value`` shows: equal digests mean the browser needs nothing new."""
+    digest = hashlib.sha1(type(value).__name__.encode())
+    if isinstance(value, Table | HtmlTable):
+        frame = value.frame
+        digest.update(repr((list(frame.columns), getattr(value, "link_models", None))).encode())
+        if not frame.empty:
+            digest.update(pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy().tobytes())
+    elif isinstance(value, go.Figure):
+        digest.update(value.to_json().encode())
+    else:
+        digest.update(json.dumps(value, default=repr, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def table_update(table: Table) -> dict:
+    """A read-only Dataframe update: numbers shown with two decimals, model names as links.
+
+    A ``gr.update`` (postprocessed once, by gradio) rather than a new component per update.
+    """
+    frame = views.linked(table.frame) if table.link_models else table.frame
+    kinds = views.datatypes(frame)
+    if not table.link_models:
+        kinds = ["str" if c == views.MODEL else k for c, k in zip(frame.columns, kinds, strict=True)]
+    if frame.empty:
+        return gr.update(value=frame, datatype=kinds)
+    styled = frame.style.format(precision=2, na_rep="—")
+    if views.PARAMS in frame.columns:  # one parameter format on every page
+        styled = styled.format(views.format_params, subset=[views.PARAMS])
+    return gr.update(value=styled, datatype=kinds)
+
+
+def plot_update(figure: go.Figure | None) -> dict:
+    """The plot, or a hidden plot when there is nothing to draw (no empty box on the page)."""
+    if figure is None:
+        return gr.update(value=None, visible=False)
+    return gr.update(value=figure, visible=True)
+
+
+def to_update(component: gr.components.Component, value: object) -> object:
+    """What gradio sends to ``component`` for a view value."""
+    if isinstance(value, Table):
+        return table_update(value)
+    if isinstance(value, HtmlTable):
+        return value.html()
+    if isinstance(component, gr.Plot):
+        return plot_update(value)  # type: ignore[arg-type]
+    if isinstance(value, Choices):
+        return gr.update(choices=list(value.options), value=value.value)
+    return value
 
 
 def write_csv(folder: Path, stem: str, table: pd.DataFrame) -> str:

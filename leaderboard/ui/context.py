@@ -2,9 +2,11 @@
 
 One :class:`AppContext` per app instance (never a module global): it holds the stores,
 the queue and the incremental results cache, and keeps the latest snapshot so that a
-filter change never re-reads the store.  ``refresh`` re-reads only what changed, and the
-timer's refresh only once the snapshot is older than ``refresh_s``; the store is read
-outside the lock every handler shares, and the new snapshot swapped in under it.
+filter change never re-reads the store.  ``refresh`` re-reads only what changed; the
+timer's refresh reads only once the snapshot is older than ``refresh_s``, and a Refresh
+click (or ``/refresh`` call) at most once per ``min_reread_s`` however many visitors ask, so
+nobody can make the app hammer the store.  The queue listing is cached the same way.  The
+store is read outside the lock every handler shares, and the new snapshot swapped in under it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import logging
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.submission import SubmissionForm, submit
 from leaderboard.results import LoadedResults, ResultsCache, load_results
-from leaderboard.views import Board
+from leaderboard.views import Board, md_text
 
 logger = logging.getLogger(__name__)
 
@@ -39,13 +42,19 @@ class AppContext:
     stores: Stores
     queue: RequestQueue
     refresh_s: float = 60.0
+    #: The least time between two store reads a visitor can cause (Refresh, ``/refresh``, the queue).
+    min_reread_s: float = 5.0
+    #: Monotonic seconds (injected by tests).
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     download_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="evalita-csv-")))
     _cache: ResultsCache = field(default_factory=ResultsCache, repr=False)
     _board: Board | None = field(default=None, repr=False)
     _version: int = 0
     _parsed_seen: int = -1
-    _loaded_at: float = 0.0
-    _read_started_at: float = -1.0
+    _read_started_at: float | None = None
+    _read_wall: datetime | None = None
+    _queue_cache: tuple[float, QueueListing] | None = field(default=None, repr=False)
+    _queue_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _warming: threading.Thread | None = field(default=None, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _identifier: SubmitterIdentifier | None = field(default=None, repr=False)
@@ -77,10 +86,14 @@ class AppContext:
         """Re-read the results store (only changed files are parsed); returns the data version.
 
         With ``force=False`` (every open page's timer) the store is read only when the
-        snapshot is older than ``refresh_s``, so N visitors cost one read per period, not N.
-        The version changes only when the results did, so views re-render only then.
+        snapshot is older than ``refresh_s``; with ``force`` (a Refresh click, ``/refresh``)
+        when it is older than ``min_reread_s``.  Either way N callers cost one read per
+        interval, not N.  The version changes only when the results did.
         """
+        before = self._version
         self._reload(force=force)
+        if self._version != before:
+            self.warm_in_background()  # score the new snapshot now, before visitors ask for it
         return self._version
 
     def warm(self) -> None:
@@ -105,35 +118,46 @@ class AppContext:
     def version(self) -> int:
         return self._version
 
-    def _stale(self) -> bool:
-        return self._board is None or time.monotonic() - self._loaded_at > self.refresh_s
+    def _age(self) -> float:
+        """Seconds since the last store read began (infinite before the first)."""
+        started = self._read_started_at
+        return float("inf") if started is None else self.clock() - started
 
     def _reload(self, *, force: bool) -> None:
         """Read the store outside the app lock, then swap the new snapshot in under it.
 
-        Reloads are serialised by their own lock (the results cache is not thread-safe);
-        a caller that waited for another's reload finds a fresh snapshot and reads nothing.
+        Reloads are serialised by their own lock (the results cache is not thread-safe); a
+        caller that waited for another's reload finds a fresh snapshot and reads nothing.
         Handlers needing only the current snapshot never wait for the store's I/O.
         """
-        requested = time.monotonic()
         with self._reload_lock:
-            if force and self._read_started_at >= requested:
-                return  # another read began after this request (so saw what it asks for) and finished
-            if not force and not self._stale():
+            interval = min(self.min_reread_s, self.refresh_s) if force else self.refresh_s
+            if self._board is not None and self._age() < interval:
                 return
-            started = time.monotonic()
+            self._read_started_at = self.clock()
             loaded = load_results(self.stores.results, cache=self._cache)
-            self._read_started_at = started
             changed = self._cache.parsed_count != self._parsed_seen
             self._parsed_seen = self._cache.parsed_count
             with self._lock:
-                self._loaded_at = time.monotonic()
+                self._read_wall = datetime.now(UTC)
                 if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):
                     self._version += 1
                     self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
                     logger.info(
                         "results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems)
                     )
+
+    def status_line(self) -> str:
+        """What the page says about the snapshot: runs, models, when read, unreadable files (escaped)."""
+        board = self.results()
+        runs = board.runs
+        models = runs["model"].nunique() if not runs.empty else 0
+        stamp = self._read_wall.strftime("%H:%M:%S UTC") if self._read_wall else "—"
+        text = f"{_count(len(runs), 'run')} of {_count(models, 'model')} · results read at {stamp}"
+        if board.problems:
+            names = ", ".join(md_text(p.path) for p in board.problems[:10])
+            text += f" · ⚠️ {len(board.problems)} unreadable results file(s) skipped: {names}"
+        return text
 
     def submit(
         self,
@@ -154,7 +178,9 @@ class AppContext:
             model_type=model_type,
             submitted_by=submitted_by,
         )
-        return submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
+        created = submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
+        self._queue_cache = None  # the submitter sees the queue with the new request in it
+        return created
 
     def submitter(self, request: Any, profile: Any = None) -> str:
         """The submitter id of a web caller (a ``gr.Request`` and its ``gr.OAuthProfile``).
@@ -182,10 +208,23 @@ class AppContext:
             return self._model_resolver
 
     def queue_listing(self) -> QueueListing:
-        return self.queue.listing()
+        """The queue, read at most once per ``min_reread_s`` (the queue tab is re-rendered on every
+        page's refresh while it is open)."""
+        with self._queue_lock:  # concurrent callers wait for one listing and share it
+            cached = self._queue_cache
+            now = self.clock()
+            if cached is not None and now - cached[0] < self.min_reread_s:
+                return cached[1]
+            listing = self.queue.listing()
+            self._queue_cache = (now, listing)
+            return listing
 
     def now(self) -> datetime:
         return utc_now()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _fingerprint(loaded: LoadedResults) -> tuple:

@@ -1,51 +1,59 @@
-"""Pure shaping of the leaderboard's tables for display: filter, rank, label, format.
+"""Pure shaping of the leaderboard's tables for display: filter, rank, sort, page, label, format.
 
 Every number shown comes from :mod:`leaderboard.tables` (which uses
-:mod:`leaderboard.scoring`); this module only selects rows and columns, joins run
+:mod:`leaderboard.scoring`); this package only selects rows and columns, joins run
 metadata, orders, ranks by the already computed average CPS and turns values into the
 strings or links the UI shows.  No gradio here: the UI renders what these return.
 
-The views are split by tab: :mod:`~leaderboard.views.common` (labels, escaping, the run
-lookup), :mod:`~leaderboard.views.ranking` (the snapshot, the ranking, the plots' data),
+The views are split by tab: :mod:`~leaderboard.views.common` (labels, escaping, paging, the
+run lookup), :mod:`~leaderboard.views.ranking` (the snapshot, the ranking, the plots' data),
 :mod:`~leaderboard.views.task`, :mod:`~leaderboard.views.model` and
 :mod:`~leaderboard.views.queue`; every public name is re-exported here (``views.ranking_view``).
+Every table listing runs ends with the hidden :data:`KEY_COLUMN` (a run's ``RunRef.key``).
 """
 
 from __future__ import annotations
 
+from leaderboard.views.board import Board
 from leaderboard.views.common import (
     AVG,
-    KEY,
+    KEY_COLUMN,
     META_COLUMNS,
-    METRIC_LABELS,
     MODEL,
     NOTE,
+    PAGE_SIZE,
     PARAMS,
     PRECISION,
     RANK,
     REVISION,
-    SETTING_LABELS,
     SIZE_BUCKETS,
     TYPE,
     RankingFilters,
-    RankingView,
     SizeBucket,
+    TablePage,
+    column_label,
+    format_params,
+    heading,
     html_text,
     md_text,
     model_link,
-    parse_run_key,
-    run_key,
+    paged,
     task_label,
 )
 from leaderboard.views.model import (
+    FIELD_HEADERS,
     RUN_FIELDS,
+    FieldComparison,
     details_path_of,
     details_view,
     model_header_markdown,
     model_prompt_scores,
+    model_prompt_table,
     model_settings_view,
     model_vs_field,
+    run_infos,
     run_metadata_view,
+    score_with_stderr,
 )
 from leaderboard.views.queue import (
     QueueView,
@@ -54,7 +62,9 @@ from leaderboard.views.queue import (
     submitted_markdown,
 )
 from leaderboard.views.ranking import (
-    Board,
+    DEFAULT_SORT,
+    RANKING_SORTS,
+    RankingView,
     all_model_types,
     all_precisions,
     apply_filters,
@@ -64,67 +74,82 @@ from leaderboard.views.ranking import (
     radar_data,
     ranking_view,
     run_choices,
-    run_of_row,
+    run_of_key,
     sensitivity_data,
     setting_rows,
     to_csv,
     top_runs,
 )
 from leaderboard.views.task import (
+    TASK_TABLE_AGGREGATES,
     prompt_side_view,
+    prompt_text_html,
     prompts_html,
+    slot_label,
     task_info_markdown,
     task_models_view,
 )
 
 __all__ = [
     "AVG",
-    "KEY",
+    "DEFAULT_SORT",
+    "FIELD_HEADERS",
+    "KEY_COLUMN",
     "META_COLUMNS",
-    "METRIC_LABELS",
     "MODEL",
     "NOTE",
+    "PAGE_SIZE",
     "PARAMS",
     "PRECISION",
     "RANK",
+    "RANKING_SORTS",
     "REVISION",
     "RUN_FIELDS",
-    "SETTING_LABELS",
     "SIZE_BUCKETS",
+    "TASK_TABLE_AGGREGATES",
     "TYPE",
     "Board",
+    "FieldComparison",
     "QueueView",
     "RankingFilters",
     "RankingView",
     "SizeBucket",
+    "TablePage",
     "all_model_types",
     "all_precisions",
     "apply_filters",
+    "column_label",
     "datatypes",
     "details_path_of",
     "details_view",
+    "format_params",
+    "heading",
     "html_text",
     "linked",
     "md_text",
     "model_header_markdown",
     "model_link",
     "model_prompt_scores",
+    "model_prompt_table",
     "model_settings_view",
     "model_vs_field",
-    "parse_run_key",
+    "paged",
     "pick_runs",
     "prompt_side_view",
+    "prompt_text_html",
     "prompts_html",
     "queue_view",
     "radar_data",
     "ranking_view",
     "rejected_markdown",
     "run_choices",
-    "run_key",
+    "run_infos",
     "run_metadata_view",
-    "run_of_row",
+    "run_of_key",
+    "score_with_stderr",
     "sensitivity_data",
     "setting_rows",
+    "slot_label",
     "submitted_markdown",
     "task_info_markdown",
     "task_label",

@@ -1,33 +1,30 @@
-"""Shared display helpers: labels, run keys, escaping, number formatting, the run lookup."""
+"""Shared display helpers: column labels, escaping, number formatting, paging, the run lookup."""
 
 from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
 import pandas as pd
 
+from eval_queue.vocabulary import Aggregate, RunRef, short_revision
 from leaderboard.suite import TASKS
-from leaderboard.tables import Aggregate, task_column
+from leaderboard.tables import task_column
 
-KEY = ("model", "revision", "precision")
-
-
+#: Run metadata copied next to the scores when the two settings are merged side by side.
 META_COLUMNS = ("params_b", "model_type", "license", "comparable", "data", "limit")
 
-
-METRIC_LABELS = {"cps": "CPS", "maxp": "MaxP", "avgp": "AvgP", "best_prompt": "best prompt"}
-
-
-SETTING_LABELS = {"0": "0-shot", "5": "5-shot", "both": "both (5-shot − 0-shot)"}
-
-
 RANK, MODEL, AVG, NOTE = "Rank", "Model", "Avg CPS", "Note"
-
-
 PARAMS, TYPE, PRECISION, REVISION = "Params (B)", "Type", "Precision", "Revision"
+#: The hidden last column of every table that lists runs: the row's :attr:`RunRef.key`, so a
+#: clicked row is resolved by its key and never by reading the rendered cells.
+KEY_COLUMN = "key"
+#: Rows a long table sends to the page at a time (the rest is one click away): measured in a
+#: browser, each row of a 19-column page costs the first render about 30 ms on the shared 2 cores.
+PAGE_SIZE = 25
 
 
 @dataclass(frozen=True)
@@ -55,17 +52,41 @@ class RankingFilters:
     sizes: tuple[str, ...] = ()
     precisions: tuple[str, ...] = ()
     search: str = ""
-    columns: tuple[str, ...] = ("cps",)
+    columns: tuple[Aggregate, ...] = (Aggregate.CPS,)
     show_noncomparable: bool = False
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether any filter hides rows (the column chooser and the scope do not)."""
+        return bool(self.model_types or self.sizes or self.precisions or self.search.strip())
 
 
 @dataclass(frozen=True)
-class RankingView:
-    """The ranking as shown: ``table`` (plain values, exactly what CSV writes), a banner."""
+class TablePage:
+    """One page of a long table: ``rows`` (at most ``size``), its 1-based ``number`` of ``count``."""
 
-    table: pd.DataFrame
-    banner: str
+    rows: pd.DataFrame
+    number: int
+    count: int
+    first: int  # 1-based index of the first row shown (0 when there is none)
+    last: int
     total: int
+
+    @property
+    def caption(self) -> str:
+        if not self.total:
+            return ""
+        return f"rows {self.first:,}–{self.last:,} of {self.total:,}"
+
+
+def paged(table: pd.DataFrame, number: int, size: int = PAGE_SIZE) -> TablePage:
+    """Page ``number`` (1-based, clamped into range) of ``table``."""
+    total = len(table)
+    count = max(1, math.ceil(total / size))
+    number = min(max(1, int(number)), count)
+    start = (number - 1) * size
+    rows = table.iloc[start : start + size]
+    return TablePage(rows, number, count, start + 1 if total else 0, start + len(rows), total)
 
 
 def task_label(task_id: str) -> str:
@@ -73,14 +94,14 @@ def task_label(task_id: str) -> str:
     return task.abbrev if task is not None else task_id.upper()
 
 
-def run_key(model: str, revision: str, precision: str) -> str:
-    """The value identifying one (model, revision, precision) in dropdowns and links."""
-    return f"{model}|{revision}|{precision}"
+def heading(aggregate: Aggregate) -> str:
+    """An aggregate's label as a column heading of its own: ``Best prompt``, ``MaxP``."""
+    return aggregate.label[:1].upper() + aggregate.label[1:]
 
 
-def parse_run_key(key: str) -> tuple[str, str, str] | None:
-    parts = key.split("|")
-    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+def column_label(task_id: str, aggregate: Aggregate) -> str:
+    """``TE CPS``, ``SUM best prompt``: the header of a per-task column."""
+    return f"{task_label(task_id)} {aggregate.label}"
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|~"})
@@ -101,31 +122,32 @@ def model_link(model_id: str) -> str:
     return f'<a href="{html_text(url)}" target="_blank" rel="noopener noreferrer">{html_text(model_id)}</a>'
 
 
-def _metric_value(value: object, metric: str) -> object:
-    if metric == "best_prompt":
-        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
-    return _num(value)
+def format_params(params_b: object) -> str:
+    """A parameter count in billions as every page shows it: two decimals (``0.13``), ``—`` if unknown.
+
+    The ranking's numeric column is displayed with the same function (see ``ui.common``).
+    """
+    number = _float(params_b)
+    return "—" if number is None else f"{number:.2f}"
+
+
+def _float(value: object) -> float | None:
+    if value is None or value is pd.NA:
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
 
 
 def _num(value: object) -> float | None:
-    if value is None:
-        return None
-    number = float(value)  # type: ignore[arg-type]
-    return None if math.isnan(number) else round(number, 2)
+    """A 0–100 value already rounded by :func:`leaderboard.scoring.percent`, as a float or ``None``.
 
-
-def _int_rank(value: object) -> object:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else int(value)  # type: ignore[call-overload]
-
-
-def _identity_columns(row: pd.Series) -> dict[str, object]:
-    params = row.get("params_b")
-    return {
-        PARAMS: _num(params) if params is not None else None,
-        TYPE: row.get("model_type") or "unknown",
-        PRECISION: row.get("precision"),
-        REVISION: str(row.get("revision") or "")[:12],
-    }
+    The second rounding only strips float noise (``round(x, 2)`` of a two-decimal value is the value).
+    """
+    number = _float(value)
+    return None if number is None else round(number, 2)
 
 
 def _note(data: object, limit: object, comparable: object) -> str:
@@ -139,8 +161,12 @@ def _note(data: object, limit: object, comparable: object) -> str:
     return "; ".join(notes)
 
 
-def _row_note(row: pd.Series) -> str:
-    return _note(row.get("data"), row.get("limit"), bool(row.get("comparable", True)))
+def _notes(rows: pd.DataFrame) -> list[str]:
+    """The Note column of ``rows`` (sample data, a limit): why a run is not comparable."""
+    return [
+        _note(data, limit, comparable)
+        for data, limit, comparable in zip(rows["data"], rows["limit"], rows["comparable"], strict=True)
+    ]
 
 
 def _frame(records: list[dict[str, object]], headers: list[str]) -> pd.DataFrame:
@@ -152,17 +178,29 @@ def _diff(a: object, b: object) -> float | None:
     return None if x is None or y is None else round(y - x, 2)
 
 
-def _of_run(frame: pd.DataFrame, run: tuple[str, str, str], num_fewshot: int | None = None) -> pd.DataFrame:
-    """The rows of ``frame`` (runs, scores or ranking rows) of one (model, revision, precision),
-    and of one setting when ``num_fewshot`` is given: the one run lookup of this module."""
-    model, revision, precision = run
-    mask = (frame["model"] == model) & (frame["revision"] == revision) & (frame["precision"] == precision)
+def _keys(rows: pd.DataFrame) -> list[str]:
+    """The :attr:`RunRef.key` of each row of a run table (columns :attr:`RunRef.COLUMNS`)."""
+    return [
+        RunRef(str(m), str(r), str(p)).key
+        for m, r, p in zip(*(rows[column] for column in RunRef.COLUMNS), strict=True)
+    ]
+
+
+def _revisions(values: Iterable[object]) -> list[str]:
+    return [short_revision(str(value)) for value in values]
+
+
+def _of_run(frame: pd.DataFrame, run: RunRef, num_fewshot: int | None = None) -> pd.DataFrame:
+    """The rows of ``frame`` (runs, scores or ranking rows) of one run reference, and of one
+    setting when ``num_fewshot`` is given: the one run lookup of this package."""
+    mask = (frame["model"] == run.model) & (frame["revision"] == run.revision)
+    mask &= frame["precision"] == run.precision
     if num_fewshot is not None:
         mask &= frame["num_fewshot"] == num_fewshot
     return frame[mask]
 
 
-def _run_row(rows: pd.DataFrame, run: tuple[str, str, str]) -> pd.Series | None:
+def _run_row(rows: pd.DataFrame, run: RunRef) -> pd.Series | None:
     match = _of_run(rows, run)
     return None if match.empty else match.iloc[0]
 
@@ -175,8 +213,10 @@ def _spread(row: pd.Series | None, task_id: str) -> float | None:
 
 
 def _plain(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)

@@ -10,6 +10,7 @@ import pandas as pd
 
 from eval_queue.queue import QueueListing, fair_order
 from eval_queue.requests import EvalRequest, Status, parse_time
+from eval_queue.vocabulary import fewshot_label, short_revision
 from leaderboard.views.common import MODEL, PRECISION, REVISION, TYPE, _frame, md_text
 
 
@@ -47,9 +48,9 @@ def _last_change(request: EvalRequest, status: Status) -> str | None:
 def _request_base(request: EvalRequest) -> dict[str, object]:
     return {
         MODEL: request.model,
-        REVISION: request.revision[:12],
+        REVISION: short_revision(request.revision),
         PRECISION: request.precision.value,
-        "Setting": f"{request.num_fewshot}-shot",
+        "Setting": fewshot_label(request.num_fewshot),
     }
 
 
@@ -118,8 +119,8 @@ def submitted_markdown(requests: Sequence[EvalRequest]) -> str:
     lines = ["✅ **Submitted.** Created request(s):"]
     for r in requests:
         lines.append(
-            f"- {md_text(r.request_id)} — {md_text(r.model)} @ {md_text(r.revision[:12])}, "
-            f"{md_text(r.precision.value)}, {r.num_fewshot}-shot, status {md_text(r.status.value)}"
+            f"- {md_text(r.request_id)} — {md_text(r.model)} @ {md_text(short_revision(r.revision))}, "
+            f"{md_text(r.precision.value)}, {fewshot_label(r.num_fewshot)}, status {md_text(r.status.value)}"
         )
     return "\n".join(lines)
 

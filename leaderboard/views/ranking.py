@@ -1,26 +1,22 @@
-"""The ranking tab's views: the results snapshot (:class:`Board`), filters, ranks, the both-settings
-view, model choices, and the plots' data."""
+"""The ranking tab's views: the results snapshot (:class:`Board`), filters, sort orders, the
+both-settings view, model choices, and the plots' data."""
 
 from __future__ import annotations
 
-import html
-import re
-import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import pandas as pd
 
-from leaderboard import tables
-from leaderboard.results import LoadedResults
-from leaderboard.state import TASK_COLUMNS
-from leaderboard.suite import SUITE
-from leaderboard.tables import MAIN_SCORE_COLUMN, RANK_COLUMN, Aggregate, task_column
+from eval_queue.vocabulary import RANKING_AGGREGATES, Aggregate, RunRef, Setting
+from leaderboard.suite import SUITE, TASKS
+from leaderboard.tables import MAIN_SCORE_COLUMN, task_column
+from leaderboard.views.board import Board
 from leaderboard.views.common import (
     AVG,
-    KEY,
+    KEY_COLUMN,
     META_COLUMNS,
-    METRIC_LABELS,
     MODEL,
     NOTE,
     PARAMS,
@@ -30,90 +26,28 @@ from leaderboard.views.common import (
     SIZE_BUCKETS,
     TYPE,
     RankingFilters,
-    RankingView,
     _frame,
-    _note,
+    _keys,
+    _notes,
     _num,
+    _revisions,
     _run_row,
     _spread,
+    column_label,
     model_link,
-    parse_run_key,
-    run_key,
-    task_label,
 )
 
-
-@dataclass
-class Board:
-    """One snapshot of the results with its ranking tables computed once, on first use.
-
-    The app keeps one per results version; every view of that version reuses its tables,
-    so a filter change costs a filter, not a re-scoring.
-    """
-
-    loaded: LoadedResults
-    _rows: dict[int, pd.DataFrame] = field(default_factory=dict, repr=False)
-    _prompts: dict[tuple[str, int, bool], pd.DataFrame] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def runs(self) -> pd.DataFrame:
-        return self.loaded.runs
-
-    @property
-    def scores(self) -> pd.DataFrame:
-        return self.loaded.scores
-
-    @property
-    def problems(self) -> list:
-        return self.loaded.problems
-
-    def rows(self, num_fewshot: int) -> pd.DataFrame:
-        """Every run of one setting (comparable or not), with ``_rank`` among comparable runs."""
-        with self._lock:
-            if num_fewshot not in self._rows:
-                self._rows[num_fewshot] = _setting_rows(self.loaded, num_fewshot)
-            return self._rows[num_fewshot]
-
-    def prompt_rows(self, task_id: str, num_fewshot: int, include_noncomparable: bool) -> pd.DataFrame:
-        """``tables.prompt_table`` of this snapshot, computed once per (task, setting, scope)."""
-        key = (task_id, num_fewshot, include_noncomparable)
-        with self._lock:
-            if key not in self._prompts:
-                self._prompts[key] = tables.prompt_table(
-                    self.loaded, task_id, num_fewshot, include_noncomparable
-                )
-            return self._prompts[key]
-
-    def warm(self) -> None:
-        """Compute the ranking tables of both settings now (off the request path), then the
-        prompt side of every task as the task tab first shows it, then the tidy scores frame
-        the task and model pages filter (built on first use)."""
-        for num_fewshot in (0, 5):
-            self.rows(num_fewshot)
-        for num_fewshot in (0, 5):
-            # As the task tab first shows it: non-comparable runs only when nothing else is there.
-            include = not bool(self.rows(num_fewshot)["comparable"].any())
-            for task in SUITE:
-                self.prompt_rows(task.id, num_fewshot, include)
-        _ = self.scores
-
-
-def _setting_rows(loaded: LoadedResults, num_fewshot: int) -> pd.DataFrame:
-    rows = tables.ranking_table(loaded, num_fewshot, include_noncomparable=True)
-    rows["comparable"] = rows["comparable"].fillna(False).astype(bool)  # a bool column even when empty
-    if rows.empty:
-        return rows.rename(columns={RANK_COLUMN: "_rank"})
-    if not rows["comparable"].any():  # nothing comparable: shown (with a banner), never ranked
-        rows = rows.drop(columns=RANK_COLUMN).assign(_rank=pd.NA)
-    elif not rows["comparable"].all():
-        # The rank is the one the comparable-only table gives (sample/limited runs never take a place).
-        ranked = tables.ranking_table(loaded, num_fewshot)[[*KEY, RANK_COLUMN]].rename(
-            columns={RANK_COLUMN: "_rank"}
-        )
-        rows = rows.drop(columns=RANK_COLUMN).merge(ranked, on=[*KEY], how="left")
-    # else every run is comparable: the table's own rank is the comparable-only rank.
-    return rows.rename(columns={RANK_COLUMN: "_rank"}).reset_index(drop=True)
+#: The ranking's sort orders (link value → label), each in its natural direction.
+RANKING_SORTS: Mapping[str, str] = MappingProxyType(
+    {
+        "rank": "Rank (best average CPS first)",
+        "model": "Model name (A–Z)",
+        "params": "Size (largest first)",
+        "params-asc": "Size (smallest first)",
+        **{task.id: f"{task.abbrev} CPS (best first)" for task in SUITE},
+    }
+)
+DEFAULT_SORT = "rank"
 
 
 def setting_rows(board: Board, num_fewshot: int) -> pd.DataFrame:
@@ -159,6 +93,28 @@ def _order(rows: pd.DataFrame, rank: str = "_rank", score: str = MAIN_SCORE_COLU
     )
 
 
+def _sorted(rows: pd.DataFrame, sort: str, suffix: str = "") -> pd.DataFrame:
+    """``rows`` in the order ``sort`` names (a key of :data:`RANKING_SORTS`); ties by model name.
+
+    ``suffix`` picks the setting's columns in the both-settings view (``_0``: sorted as 0-shot).
+    """
+    if sort == "model":
+        return rows.assign(_name=rows["model"].str.lower()).sort_values(
+            ["_name", "revision", "precision"], kind="stable"
+        )
+    if sort in ("params", "params-asc"):
+        numeric = pd.to_numeric(rows["params_b"], errors="coerce")
+        return rows.assign(_params=numeric).sort_values(
+            ["_params", "model"], ascending=[sort == "params-asc", True], na_position="last", kind="stable"
+        )
+    if sort in TASKS:
+        column = task_column(sort, Aggregate.CPS) + suffix
+        return rows.assign(_score=rows[column].astype(float)).sort_values(
+            ["_score", "model"], ascending=[False, True], na_position="last", kind="stable"
+        )
+    return _order(rows, "_rank" + suffix, MAIN_SCORE_COLUMN + suffix)
+
+
 def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tuple[pd.DataFrame, str, int]:
     rows = setting_rows(board, num_fewshot)
     total = len(rows)
@@ -178,12 +134,38 @@ def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tup
     return apply_filters(rows, filters), banner, total
 
 
-def ranking_view(board: Board, setting: str, filters: RankingFilters) -> RankingView:
-    """The ranking for ``setting`` (``"0"``, ``"5"`` or ``"both"``) under ``filters``."""
-    if setting == "both":
-        return _both_view(board, filters)
-    rows, banner, total = _select_rows(board, int(setting), filters)
-    rows = _order(rows)
+@dataclass(frozen=True)
+class RankingView:
+    """The ranking as shown: ``table`` holds every matching row in order, with plain values
+    (exactly what the CSV writes, plus the hidden :data:`KEY_COLUMN`); ``total`` counts the
+    setting's runs before any filter."""
+
+    table: pd.DataFrame
+    banner: str
+    total: int
+
+    @property
+    def shown(self) -> pd.DataFrame:
+        """The table without its hidden key column (the CSV, the plots)."""
+        return self.table.drop(columns=KEY_COLUMN)
+
+
+def ranking_view(
+    board: Board, setting: Setting | str, filters: RankingFilters, sort: str = DEFAULT_SORT
+) -> RankingView:
+    """The ranking for ``setting`` under ``filters``, in the order ``sort`` names (once per snapshot:
+    paging through it, or coming back to it, costs nothing)."""
+    setting = Setting(setting)
+    return board.memo(
+        ("ranking", setting, filters, sort), lambda: _ranking_view(board, setting, filters, sort)
+    )
+
+
+def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort: str) -> RankingView:
+    if setting.num_fewshot is None:
+        return _both_view(board, filters, sort)
+    rows, banner, total = _select_rows(board, setting.num_fewshot, filters)
+    rows = _sorted(rows, sort)
     table = pd.DataFrame(
         {
             RANK: _ranks(rows["_rank"]),
@@ -193,15 +175,14 @@ def ranking_view(board: Board, setting: str, filters: RankingFilters) -> Ranking
     )
     _add_identity(table, rows)
     for task in SUITE:
-        for metric in _chosen(filters):
-            table[f"{task_label(task.id)} {METRIC_LABELS[metric]}"] = _metric_column(
-                rows, task.id, metric, ""
-            )
+        for aggregate in _chosen(filters):
+            table[column_label(task.id, aggregate)] = _metric_column(rows, task.id, aggregate, "")
+    table[KEY_COLUMN] = _keys(rows)
     return RankingView(table=table, banner=banner, total=total)
 
 
-def _chosen(filters: RankingFilters) -> list[str]:
-    return [c for c in TASK_COLUMNS if c in filters.columns]
+def _chosen(filters: RankingFilters) -> list[Aggregate]:
+    return [aggregate for aggregate in RANKING_AGGREGATES if aggregate in filters.columns]
 
 
 def _ranks(ranks: pd.Series) -> pd.Series:
@@ -209,12 +190,12 @@ def _ranks(ranks: pd.Series) -> pd.Series:
     return pd.Series([None if pd.isna(v) else int(v) for v in ranks], dtype=object)
 
 
-def _metric_column(rows: pd.DataFrame, task_id: str, metric: str, suffix: str) -> object:
-    column = task_column(task_id, Aggregate(metric)) + suffix
+def _metric_column(rows: pd.DataFrame, task_id: str, aggregate: Aggregate, suffix: str) -> object:
+    column = task_column(task_id, aggregate) + suffix
     if column not in rows.columns:
         return None
     values = rows[column]
-    if metric == "best_prompt":
+    if not aggregate.is_score:
         return values.fillna("").astype(str).to_numpy()
     return values.astype(float).to_numpy()
 
@@ -223,45 +204,43 @@ def _add_identity(table: pd.DataFrame, rows: pd.DataFrame) -> None:
     table[PARAMS] = pd.to_numeric(rows["params_b"], errors="coerce").to_numpy()
     table[TYPE] = rows["model_type"].fillna("unknown").astype(str).to_numpy()
     table[PRECISION] = rows["precision"].astype(str).to_numpy()
-    table[REVISION] = rows["revision"].astype(str).str.slice(0, 12).to_numpy()
-    table[NOTE] = [
-        _note(data, limit, comparable)
-        for data, limit, comparable in zip(rows["data"], rows["limit"], rows["comparable"], strict=True)
-    ]
+    table[REVISION] = _revisions(rows["revision"])
+    table[NOTE] = _notes(rows)
 
 
 def _diff_column(a: pd.Series, b: pd.Series) -> object:
     return (b.astype(float) - a.astype(float)).round(2).to_numpy()
 
 
-def _both_view(board: Board, filters: RankingFilters) -> RankingView:
+def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
     zero, banner0, total0 = _select_rows(board, 0, filters)
     five, banner5, total5 = _select_rows(board, 5, filters)
-    both = zero.merge(five, on=[*KEY], how="outer", suffixes=("_0", "_5"))
+    both = zero.merge(five, on=list(RunRef.COLUMNS), how="outer", suffixes=("_0", "_5"))
     for column in META_COLUMNS:
         both[column] = both[f"{column}_0"].combine_first(both[f"{column}_5"])
     both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(
         True
     ).astype(bool)
-    both = _order(both, "_rank_0", f"{MAIN_SCORE_COLUMN}_0")
+    both = _sorted(both, sort, "_0")
     table = pd.DataFrame(
         {
             RANK: _ranks(both["_rank_0"]),
             MODEL: both["model"].to_numpy(),
-            f"{AVG} 0-shot": both[f"{MAIN_SCORE_COLUMN}_0"].astype(float).to_numpy(),
-            f"{AVG} 5-shot": both[f"{MAIN_SCORE_COLUMN}_5"].astype(float).to_numpy(),
+            f"{AVG} {Setting.ZERO.label}": both[f"{MAIN_SCORE_COLUMN}_0"].astype(float).to_numpy(),
+            f"{AVG} {Setting.FIVE.label}": both[f"{MAIN_SCORE_COLUMN}_5"].astype(float).to_numpy(),
             f"{AVG} Δ": _diff_column(both[f"{MAIN_SCORE_COLUMN}_0"], both[f"{MAIN_SCORE_COLUMN}_5"]),
         }
     )
     _add_identity(table, both)
     for task in SUITE:
-        for metric in _chosen(filters):
-            label = f"{task_label(task.id)} {METRIC_LABELS[metric]}"
-            table[f"{label} 0"] = _metric_column(both, task.id, metric, "_0")
-            table[f"{label} 5"] = _metric_column(both, task.id, metric, "_5")
-            if metric != "best_prompt":
-                column = task_column(task.id, Aggregate(metric))
+        for aggregate in _chosen(filters):
+            label = column_label(task.id, aggregate)
+            table[f"{label} 0"] = _metric_column(both, task.id, aggregate, "_0")
+            table[f"{label} 5"] = _metric_column(both, task.id, aggregate, "_5")
+            if aggregate.is_score:
+                column = task_column(task.id, aggregate)
                 table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
+    table[KEY_COLUMN] = _keys(both)
     return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
 
 
@@ -278,7 +257,7 @@ def datatypes(table: pd.DataFrame) -> list[str]:
     for column in table.columns:
         if column == MODEL:
             kinds.append("html")
-        elif pd.api.types.is_numeric_dtype(table[column]) or column == RANK:
+        elif column != KEY_COLUMN and (pd.api.types.is_numeric_dtype(table[column]) or column == RANK):
             kinds.append("number")
         else:
             kinds.append("str")
@@ -286,7 +265,8 @@ def datatypes(table: pd.DataFrame) -> list[str]:
 
 
 def to_csv(table: pd.DataFrame) -> str:
-    return table.to_csv(index=False, float_format="%.2f")
+    """The table as CSV, two decimals, without the hidden key column."""
+    return table.drop(columns=KEY_COLUMN, errors="ignore").to_csv(index=False, float_format="%.2f")
 
 
 def all_model_types(board: Board) -> list[str]:
@@ -304,72 +284,54 @@ def _distinct(frame: pd.DataFrame, column: str) -> list[str]:
 
 
 def run_choices(board: Board) -> list[tuple[str, str]]:
-    """``(label, key)`` for every evaluated (model, revision, precision), labelled unambiguously."""
-    runs = board.runs
-    if runs.empty:
-        return []
-    keys = runs[[*KEY]].drop_duplicates().sort_values([*KEY])
-    counts = keys["model"].value_counts()
-    choices = []
-    for model, revision, precision in keys.itertuples(index=False):
-        label = model if counts[model] == 1 else f"{model} @ {str(revision)[:12]} · {precision}"
-        choices.append((label, run_key(model, revision, precision)))
-    return choices
+    """``(label, key)`` for every evaluated run reference, labelled unambiguously."""
+    return board.choices()
+
+
+def run_of_key(board: Board, key: object) -> RunRef | None:
+    """The evaluated run a key names (a link, a dropdown, a clicked row's hidden key), else ``None``."""
+    if not isinstance(key, str):
+        return None
+    ref = RunRef.parse(key)
+    if ref is None or key not in {k for _, k in board.choices()}:
+        return None
+    return ref
 
 
 def top_runs(board: Board, n: int, num_fewshot: int = 0) -> list[str]:
-    """Keys of the ``n`` best ranked runs (the plots' default choice)."""
-    view = ranking_view(board, str(num_fewshot), RankingFilters())
-    rows = _order(board.rows(num_fewshot))
-    rows = rows[rows["model"].isin(set(view.table[MODEL]))].head(n)
-    return [
-        run_key(m, r, p) for m, r, p in zip(rows["model"], rows["revision"], rows["precision"], strict=True)
-    ]
+    """Keys of the ``n`` best ranked runs (comparable ones when there are any): the default choices."""
+    rows = board.rows(num_fewshot)
+    if rows["comparable"].any():
+        rows = rows[rows["comparable"]]
+    return _keys(_order(rows).head(n))
 
 
-_TAGS = re.compile(r"<[^>]+>")
+def pick_runs(board: Board, keys: Iterable[str]) -> list[RunRef]:
+    return [ref for key in keys if (ref := run_of_key(board, key)) is not None]
 
 
-def run_of_row(board: Board, row: Sequence[object]) -> str | None:
-    """The run key of a clicked ranking row (its Model cell is the escaped link this module made)."""
-    if len(row) < 2:
-        return None
-    model_id = html.unescape(_TAGS.sub("", str(row[1])))
-    cells = {str(cell) for cell in row}
-    candidates = [
-        (m, r, p)
-        for m, r, p in (parse_run_key(k) or ("", "", "") for _, k in run_choices(board))
-        if m == model_id
-    ]
-    exact = [c for c in candidates if c[2] in cells and str(c[1])[:12] in cells]
-    chosen = (exact or candidates)[:1]
-    return run_key(*chosen[0]) if chosen else None
-
-
-def pick_runs(board: Board, keys: Iterable[str]) -> list[tuple[str, str, str]]:
-    known = {key for _, key in run_choices(board)}
-    return [parsed for key in keys if key in known and (parsed := parse_run_key(key)) is not None]
-
-
-def radar_data(
-    board, runs: Sequence[tuple[str, str, str]], num_fewshot: int
-) -> dict[str, list[float | None]]:
+def radar_data(board: Board, runs: Sequence[RunRef], num_fewshot: int) -> dict[str, list[float | None]]:
     """Per-task CPS (paper order) of the chosen runs, keyed by display name."""
     rows = setting_rows(board, num_fewshot)
-    labels = dict((key, label) for label, key in run_choices(board))
+    labels = {key: label for label, key in board.choices()}
     out: dict[str, list[float | None]] = {}
     for run in runs:
         row = _run_row(rows, run)
         if row is None:
             continue
-        out[labels.get(run_key(*run), run[0])] = [
-            _num(row.get(task_column(t.id, Aggregate.CPS))) for t in SUITE
-        ]
+        out[labels.get(run.key, run.model)] = [_num(row.get(task_column(t.id, Aggregate.CPS))) for t in SUITE]
     return out
 
 
 def sensitivity_data(board: Board, num_fewshot: int, show_noncomparable: bool = False) -> pd.DataFrame:
     """``Task``, ``Model``, ``Spread`` = MaxP − AvgP of every shown run on every task."""
+    return board.memo(
+        ("sensitivity", num_fewshot, show_noncomparable),
+        lambda: _sensitivity(board, num_fewshot, show_noncomparable),
+    )
+
+
+def _sensitivity(board: Board, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
     records = []
     for _, row in rows.iterrows():

@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-from eval_queue.vocabulary import SHORT_REVISION_LEN, Track, short_revision
+import pytest
+
+from eval_queue import requests, vocabulary
+from eval_queue.vocabulary import (
+    FEWSHOT_SETTINGS,
+    MODEL_AGGREGATES,
+    PROMPT_AGGREGATES,
+    RANKING_AGGREGATES,
+    RUN_SETTINGS,
+    SHORT_REVISION_LEN,
+    Aggregate,
+    RunRef,
+    Setting,
+    Track,
+    short_revision,
+)
+from leaderboard import suite
 
 
 def test_short_revision_keeps_twelve_characters_of_a_sha() -> None:
@@ -19,3 +35,38 @@ def test_every_track_has_a_distinct_label() -> None:
     labels = [track.label for track in Track]
     assert len(set(labels)) == len(labels) == len(Track)
     assert Track("evalita") is Track.EVALITA
+
+
+def test_every_setting_has_a_label_and_its_few_shot_count() -> None:
+    assert [(s.value, s.num_fewshot, s.label) for s in Setting] == [
+        ("0", 0, "0-shot"),
+        ("5", 5, "5-shot"),
+        ("both", None, "both (5-shot − 0-shot)"),
+    ]
+    assert tuple(s.num_fewshot for s in RUN_SETTINGS) == FEWSHOT_SETTINGS == Setting.BOTH.fewshots
+    assert Setting.of_fewshot(5) is Setting.FIVE
+
+
+def test_a_few_shot_count_the_leaderboard_does_not_run_is_refused_with_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match=r"\[0, 5\].*3"):
+        Setting.of_fewshot(3)
+
+
+def test_the_few_shot_settings_are_defined_once() -> None:
+    assert suite.FEWSHOT_SETTINGS is vocabulary.FEWSHOT_SETTINGS is requests.FEWSHOT_SETTINGS
+
+
+def test_aggregate_labels_are_distinct_and_the_column_sets_are_subsets() -> None:
+    labels = [a.label for a in Aggregate]
+    assert len(set(labels)) == len(labels)
+    assert set(RANKING_AGGREGATES) <= set(MODEL_AGGREGATES)
+    assert Aggregate.MINP in PROMPT_AGGREGATES and Aggregate.MINP not in MODEL_AGGREGATES
+    assert [a for a in Aggregate if not a.is_score] == [Aggregate.BEST_PROMPT]
+
+
+def test_a_run_reference_round_trips_through_its_key_and_rejects_anything_else() -> None:
+    ref = RunRef("org/model", "0123456789abcdef0123", "bfloat16")
+    assert RunRef.parse(ref.key) == ref
+    assert ref.short_revision == "0123456789ab"
+    for junk in ("", "org/model", "a|b", "a|b|c|d", "a||c", "<script>|x|y|z"):
+        assert RunRef.parse(junk) is None, junk

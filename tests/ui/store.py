@@ -1,4 +1,5 @@
-"""A results + queue store for the UI tests: the paper's six dev LLMs and a few tricky extras.
+"""A results + queue store for the UI tests: the paper's six dev LLMs and a few tricky extras;
+and the synthetic store of N models the UI benchmarks use (:func:`write_synthetic_results`).
 
 * the six dev LLMs of the paper (``tests.paper_tables.write_paper_store``), both settings;
 * a comparable model whose id is an HTML payload (``XSS_MODEL``), low scores, with details;
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 from eval_queue.queue import RequestQueue
@@ -159,3 +161,54 @@ def build_store(root: Path) -> tuple[Path, Path]:
     cache = root / "hf-cache"
     write_hf_cache(cache)
     return data, cache
+
+
+SYNTHETIC_TYPES = ("pretrained", "instruction-tuned", "fine-tuned", "merged", "continually-pretrained")
+
+
+def synthetic_model(i: int) -> str:
+    """The id of the ``i``-th synthetic model (37 organisations, numbered models)."""
+    return f"bench-org-{i % 37}/model-{i:04d}"
+
+
+def write_synthetic_results(root: Path, n_models: int, seed: int = 7) -> int:
+    """``n_models`` comparable models × both settings under ``root`` (a results store); returns
+    the number of files.  Every prompt score is drawn around the model's own skill, so ranks,
+    spreads and sizes vary as in a real leaderboard; the same seed gives the same store."""
+    rng = random.Random(seed)
+    written = 0
+    for i in range(n_models):
+        skill = rng.uniform(0.2, 0.8)
+        params = round(rng.choice([0.5, 1.1, 3.0, 7.2, 8.0, 13.0, 34.0, 70.0]) * rng.uniform(0.9, 1.1), 2)
+        for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
+            tasks = {
+                task.id: TaskResult(
+                    metric=task.metric,
+                    prompts={
+                        p.id: PromptScore(
+                            score=round(min(1.0, max(0.0, rng.gauss(skill, 0.12))), 4),
+                            stderr=round(rng.uniform(0.005, 0.03), 4),
+                            n=500,
+                        )
+                        for p in task.prompts
+                    },
+                )
+                for task in SUITE
+            }
+            results = ResultsFile(
+                model=ModelInfo(
+                    id=synthetic_model(i),
+                    revision=f"{i:040x}",
+                    precision="bfloat16",
+                    params_b=params,
+                    model_type=SYNTHETIC_TYPES[i % len(SYNTHETIC_TYPES)],
+                    license="apache-2.0",
+                ),
+                run=RunInfo(num_fewshot=k, data="hub", harness="lm-eval 0.4.13", finished_at=finished),
+                tasks=tasks,
+            )
+            path = root / results_file_path(results, finished)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(results.to_json())
+            written += 1
+    return written

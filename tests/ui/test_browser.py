@@ -202,3 +202,72 @@ def test_new_results_appear_on_the_open_page_without_reload(page, served: Served
     page.wait_for_function(
         "document.querySelector('#ranking-table').innerText.includes('live-org/arrived-later')"
     )
+
+
+def test_task_links_land_on_the_task_every_time(browser, served: Served) -> None:
+    """A link to a task opened the Ranking and cleared the address in 2 of 20 loads: the first
+    tab item's mount-time select raced the link's own selection."""
+    for _ in range(5):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(45_000)
+        _open(page, served, "?tab=task&task=sa&shots=5")
+        page.wait_for_function(
+            "(document.querySelector('#task-info') || {innerText: ''}).innerText.includes('SA —')"
+        )
+        page.wait_for_timeout(500)  # any late select event would have come back by now
+        assert page.get_by_role("tab", name="Tasks", exact=True).get_attribute("aria-selected") == "true"
+        assert "tab=task" in page.url and "task=sa" in page.url and "shots=5" in page.url
+        context.close()
+
+
+def test_an_unknown_task_in_a_link_shows_a_notice_and_the_first_task(page, served: Served) -> None:
+    _open(page, served, "?tab=task&task=nope&sort=%3Cscript%3E")
+    page.wait_for_function(_rows("task-models") + ".length >= 7")
+    notice = page.locator("#notice").inner_text()
+    assert "nope" in notice and "<script>" in notice and "unknown" in notice
+    assert "WIC" in page.locator("#task-info").inner_text()
+    assert "task=nope" not in page.url
+    assert page.dialogs == []
+
+
+def test_an_unknown_model_in_a_link_shows_the_best_model_with_a_notice(page, served: Served) -> None:
+    _open(page, served, "?tab=model&model=ghost%7Cmain%7Cbfloat16")
+    page.wait_for_selector("#model-header a")
+    assert "paper-dev/LLM-5" in page.locator("#model-header").inner_text()
+    assert "ghost" in page.locator("#notice").inner_text()
+
+
+def test_clearing_the_search_shows_every_run_again(page, served: Served) -> None:
+    _open(page, served, "?search=LLM-3")
+    page.wait_for_function(_rows("ranking-table") + ".length === 1")
+    box = page.locator("#ranking-search textarea, #ranking-search input").first
+    box.click()
+    box.press("Control+a")
+    box.press("Backspace")  # no character key: gradio's textbox fires no input event for it
+    page.wait_for_function(_rows("ranking-table") + ".length >= 7")
+    page.wait_for_function("!window.location.search.includes('search=')")
+
+
+def test_a_setting_without_results_leaves_no_empty_plot_box(page, served: Served) -> None:
+    key = "demo-org/sample-model|abcdef1234567890|bfloat16"  # a 0-shot sample run only
+    from urllib.parse import quote
+
+    _open(page, served, f"?tab=model&model={quote(key)}&shots=5")
+    page.wait_for_function(
+        "(document.querySelector('#model-field-note') || {innerText: ''}).innerText.includes('No 5-shot results')"
+    )
+    assert not page.locator("#model-vs-field").is_visible()
+    assert not page.locator("#model-spread").is_visible()
+
+
+def test_sorting_is_a_visible_control(page, served: Served) -> None:
+    _open(page, served)
+    page.locator("#ranking-sort input").click()
+    page.get_by_role("option", name="Model name (A–Z)").click()
+    page.wait_for_function("window.location.search.includes('sort=model')")
+    page.wait_for_function(
+        "(document.querySelector('#ranking-table .virtual-row') || {innerText: ''}).innerText.includes('<img')"
+    )
+    models = [m.strip() for m in _ranking_models(page)]
+    assert models == sorted(models, key=str.lower)

@@ -44,7 +44,7 @@ def _context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, require_signin:
         settings=settings,
         submitter=lambda request, profile=None: identifier(caller_from_request(request, profile)),
     )
-    monkeypatch.setattr(submit, "render_queue", lambda ctx: ())
+    monkeypatch.setattr(submit, "render_queue", lambda ctx: {})
     return ctx, seen, identifier
 
 
@@ -53,7 +53,9 @@ def test_do_submit_records_the_identity_and_shows_it_with_the_limit(
 ) -> None:
     ctx, seen, identifier = _context(tmp_path, monkeypatch)
     request = _request()
-    (message,) = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], submit.AUTO_TYPE, request)
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], submit.AUTO_TYPE, request)[
+        "result"
+    ]
     who = identifier(Caller(peer="203.0.113.7"))
     assert seen["submitted_by"] == who
     assert f"Queued as {submit.views.md_text(who)}; limit 4 per 1 day." in message
@@ -78,7 +80,7 @@ def test_an_anonymous_submission_is_refused_when_sign_in_is_required(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ctx, seen, _ = _context(tmp_path, monkeypatch, require_signin=True)
-    (message,) = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request())
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request())["result"]
     assert message.startswith("❌ **Submission refused.** sign in with your Hugging Face account")
     assert seen == {}  # nothing was submitted
     submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request(), _profile("erin"))
@@ -96,6 +98,6 @@ def test_when_the_store_is_down_the_submitter_sees_the_reason(
         raise StoreUnavailableError(reason)
 
     ctx.submit = down
-    (message,) = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request())
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request())["result"]
     assert message == submit.views.rejected_markdown(reason)
     assert "HTTP 503" in message

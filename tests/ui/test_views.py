@@ -13,12 +13,15 @@ from eval_queue.errors import MalformedFileError
 from eval_queue.queue import QueueListing
 from eval_queue.requests import EvalRequest, Status
 from eval_queue.storage import LocalStorage
+from eval_queue.vocabulary import Aggregate, RunRef, Setting
 from leaderboard import plots, tables, views
-from leaderboard.results import RUN_COLUMNS, load_results
+from leaderboard.results import load_results
 from leaderboard.schema import results_file_path
 from leaderboard.state import PageState
 from tests.paper_tables import write_paper_store
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
+
+TABS = ("ranking", "task", "model", "plots", "submit", "about")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +32,9 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> views.Board:
 
 
 def test_ranking_numbers_are_those_of_the_tables_module(board: views.Board) -> None:
-    every = views.RankingFilters(columns=("cps", "maxp", "avgp", "best_prompt"))
+    every = views.RankingFilters(
+        columns=(Aggregate.CPS, Aggregate.MAXP, Aggregate.AVGP, Aggregate.BEST_PROMPT)
+    )
     for setting in ("0", "5"):
         shown = views.ranking_view(board, setting, every).table.set_index(views.MODEL)
         expected = tables.ranking_table(board.loaded, int(setting))
@@ -65,7 +70,9 @@ def test_filters_by_type_size_and_precision(board: views.Board) -> None:
 
 
 def test_column_chooser_picks_the_per_task_columns(board: views.Board) -> None:
-    table = views.ranking_view(board, "0", views.RankingFilters(columns=("maxp", "best_prompt"))).table
+    table = views.ranking_view(
+        board, "0", views.RankingFilters(columns=(Aggregate.MAXP, Aggregate.BEST_PROMPT))
+    ).table
     assert "TE MaxP" in table.columns and "TE best prompt" in table.columns and "TE CPS" not in table.columns
 
 
@@ -114,34 +121,32 @@ def test_task_view_rows_come_from_the_tables_module(board: views.Board) -> None:
 
 
 def test_model_views(board: views.Board) -> None:
-    run = ("paper-dev/LLM-2", "main", "bfloat16")
-    field = views.model_vs_field(board, run, 0).set_index("Task")
+    run = RunRef("paper-dev/LLM-2", "main", "bfloat16")
+    field = views.model_vs_field(board, run, 0).table.set_index("Task")
     assert field.loc["FAQ", "CPS"] == 53.30 and field.loc["FAQ", "Position"] == "1 / 7"
     settings = views.model_settings_view(board, run).set_index("Task")
     assert settings.loc["Average CPS", "Δ (5 − 0)"] == 12.86
-    assert len(plots.model_vs_field(field.reset_index(), run[0]).data) == 3
+    assert len(plots.model_vs_field(field.reset_index(), run.model).data) == 3
 
 
 def test_model_run_metadata_comes_from_the_loaded_runs_without_reading_the_store(tmp_path: Path) -> None:
     write_results(tmp_path / "results", tmp_path / "details")
     board = views.Board(load_results(LocalStorage(tmp_path / "results")))
     shutil.rmtree(tmp_path / "results")  # the view must not go back to the files
-    table = views.run_metadata_view(board, (XSS_MODEL, "abcdef1234567890", "bfloat16")).set_index("Field")
+    table = views.run_metadata_view(board, RunRef(XSS_MODEL, "abcdef1234567890", "bfloat16")).set_index(
+        "Field"
+    )
     assert list(table.columns) == ["0-shot"]
     shown = table["0-shot"].to_dict()
     assert shown["Harness"] == "lm-eval 0.4.13" and shown["Backend"] == "hf"
     assert shown["Hardware"] == "test CPU" and shown["Duration (s)"] == "12.5"
     assert shown["Started"] == shown["Finished"] == "2025-02-01T10:00:00Z"
-    assert shown["Data"] == "hub" and shown["Limit"] == "—" and shown["Batch size"] == "—"
+    assert shown["Data"] == "hub" and shown["Limit (items per prompt)"] == "—" and shown["Batch size"] == "—"
     assert shown["Results file"] == results_file_path(_results(XSS_MODEL, 0.10), FINISHED_AT)
-    both = views.run_metadata_view(board, ("paper-dev/LLM-2", "main", "bfloat16"))
+    both = views.run_metadata_view(board, RunRef("paper-dev/LLM-2", "main", "bfloat16"))
     assert list(both.columns) == ["Field", "0-shot", "5-shot"]
     nothing = views.run_metadata_view(board, None)
-    assert list(nothing.columns) == ["Field"] and len(nothing) == len(views.RUN_FIELDS)
-
-
-def test_every_run_field_the_model_page_shows_is_a_loaded_run_column() -> None:
-    assert {key for key, _ in views.RUN_FIELDS} <= set(RUN_COLUMNS)
+    assert list(nothing.columns) == ["Field"] and len(nothing) == len(views.RUN_FIELDS) + 1  # + results file
 
 
 def test_user_text_is_inert_in_markdown_and_html() -> None:
@@ -155,20 +160,22 @@ def test_user_text_is_inert_in_markdown_and_html() -> None:
 def test_page_state_round_trips_and_ignores_junk() -> None:
     state = PageState(
         tab="plots",
-        setting="both",
-        shots="5",
+        setting=Setting.BOTH,
+        shots=Setting.FIVE,
         models=("a/b|main|bfloat16", "c/d|x|float16"),
         types=("pretrained",),
         search="llama",
-        columns=("cps", "maxp"),
+        columns=(Aggregate.CPS, Aggregate.MAXP),
         all_runs=True,
     )
-    assert PageState.from_query(dict(pair.split("=", 1) for pair in state.to_query().split("&"))) == state
+    query = dict(pair.split("=", 1) for pair in state.to_query().split("&"))
+    assert PageState.from_query(query, tabs=TABS) == (state, [])
     assert PageState().to_query() == ""
-    junk = PageState.from_query(
-        {"tab": "<script>", "setting": "7", "columns": "evil", "models": ",".join("abcdefgh")}
+    junk, notices = PageState.from_query(
+        {"tab": "<script>", "setting": "7", "columns": "evil", "models": ",".join("abcdefgh")}, tabs=TABS
     )
     assert (junk.tab, junk.setting, junk.columns, len(junk.models)) == ("ranking", "0", ("cps",), 6)
+    assert [n.field for n in notices] == ["tab", "setting", "columns"]
 
 
 def test_queue_view_orders_pending_and_escapes_problems() -> None:
@@ -222,75 +229,7 @@ def test_an_empty_store_renders_every_view(tmp_path: Path) -> None:
     assert len(views.prompt_side_view(board, "te", 0)) == 6
     assert views.run_choices(board) == [] and views.top_runs(board, 3) == []
     assert views.sensitivity_data(board, 0).empty
-    assert views.model_vs_field(board, ("a/b", "main", "bfloat16"), 0)["CPS"].isna().all()
-
-
-# -- the shared snapshot's refresh ------------------------------------------------------
-
-
-class _CountingStorage(LocalStorage):
-    """A local store that counts how often its listing is read (one per results reload)."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
-        self.listings = 0
-        self.lock_held_during_read: list[bool] = []
-        self.app_lock = None
-
-    def versions(self, prefix: str = "") -> dict[str, str]:
-        self.listings += 1
-        if self.app_lock is not None:
-            self.lock_held_during_read.append(self.app_lock.locked())
-        return super().versions(prefix)
-
-
-def _context(tmp_path: Path, refresh_s: float):
-    from eval_queue.queue import RequestQueue
-    from eval_queue.settings import Settings
-    from eval_queue.storage import Stores
-    from leaderboard.ui.context import AppContext
-
-    write_results(tmp_path / "results", tmp_path / "details")
-    results = _CountingStorage(tmp_path / "results")
-    requests = LocalStorage(tmp_path / "requests")
-    stores = Stores(requests=requests, results=results, details=LocalStorage(tmp_path / "details"))
-    settings = Settings.from_env({"EVALITA_DATA_DIR": str(tmp_path)})
-    ctx = AppContext(settings=settings, stores=stores, queue=RequestQueue(requests), refresh_s=refresh_s)
-    results.app_lock = ctx._lock
-    return ctx, results
-
-
-def test_page_timers_reread_the_store_only_once_the_snapshot_is_older_than_the_period(
-    tmp_path: Path,
-) -> None:
-    from leaderboard.ui import layout
-
-    ctx, results = _context(tmp_path, refresh_s=3600)
-    ctx.results()
-    assert results.listings == 1
-    for _ in range(5):  # five open pages tick
-        layout.timer_tick(ctx)
-    assert results.listings == 1
-    ctx._loaded_at -= 7200  # the snapshot is now older than the period
-    layout.timer_tick(ctx)
-    layout.timer_tick(ctx)
-    assert results.listings == 2
-
-
-def test_a_refresh_click_always_rereads_the_store(tmp_path: Path) -> None:
-    ctx, results = _context(tmp_path, refresh_s=3600)
-    ctx.results()
-    ctx.refresh()
-    ctx.refresh()
-    assert results.listings == 3
-
-
-def test_the_store_is_read_outside_the_lock_every_handler_shares(tmp_path: Path) -> None:
-    ctx, results = _context(tmp_path, refresh_s=3600)
-    ctx.results()
-    ctx.refresh()
-    ctx.fresh()
-    assert results.lock_held_during_read and not any(results.lock_held_during_read)
+    assert views.model_vs_field(board, RunRef("a/b", "main", "bfloat16"), 0).table["CPS"].isna().all()
 
 
 def _spread_store(tmp_path: Path) -> views.Board:
@@ -315,7 +254,7 @@ def test_prompt_sensitivity_is_taken_from_the_unrounded_scores_not_the_shown_max
     tmp_path: Path,
 ) -> None:
     board = _spread_store(tmp_path)
-    run = ("spread-org/spread-model", "abcdef1234567890", "bfloat16")
+    run = RunRef("spread-org/spread-model", "abcdef1234567890", "bfloat16")
     row = tables.ranking_table(board.loaded, 0).iloc[0]
     assert round(row["te_maxp"] - row["te_avgp"], 2) == 0.02  # what re-deriving from the display gave
     expected = row[tables.task_column("te", tables.Aggregate.SPREAD)]
@@ -335,7 +274,7 @@ def test_views_build_no_task_column_name_by_hand_and_look_runs_up_in_one_place()
     source = "".join(inspect.getsource(module) for module in (views, common, ranking, task, model, queue))
     hand_built = re.findall(r'f"\{task(?:_id|\.id)\}_', source)
     assert hand_built == [], "use tables.task_column(task_id, Aggregate.X)"
-    assert source.count('["revision"] == revision') == 1, "one run lookup helper"
+    assert source.count('["revision"] == run.revision') == 1, "one run lookup helper"
 
 
 def test_radar_leaves_a_gap_for_a_missing_task_and_says_so_never_zero() -> None:

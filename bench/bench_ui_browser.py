@@ -1,0 +1,363 @@
+"""The app in a real browser: first render and each interaction at N models, timed and weighed.
+
+For each N (default 10, 100, 1,000 synthetic models × both settings, the store of
+``tests.ui.store.write_synthetic_results``, shared with ``bench/bench_ui.py``) this starts
+``python app.py`` on that store, loads the page once to warm the server, then, ``--repeat``
+times in a fresh browser context (Debian chromium, headless, cold cache):
+
+* **first render** — from navigation to the ranking's rows on screen (the app's ready mark);
+* **switch 0→5-shot**, **filter** (model type), **search** (the last keystroke of a model
+  name), **sort** (by model name) — from the click or key to the new rows and address;
+* **open a task** (the Tasks tab), **change task** (TE → SA), **open a model** (a click on
+  a ranking row) — from the click to that page's tables on screen.
+
+An interaction is done when the address shows its new state (the page writes it after the
+outputs are applied) and the expected rows are on screen, two animation frames later.  The
+bytes the browser received in that window come from the DevTools network events, split into
+*data* (gradio API responses and streams) and *assets* (scripts, styles, fonts loaded then).
+
+Prints, per N, the median of each measure and, for the largest N, the ratio to the targets
+(first render ≤ 2 s, every interaction ≤ 1 s, ≤ 300 KB of data per interaction).  The
+figures depend on the machine and its load: compare ratios measured in one run.
+
+With ``--baseline DIR`` (another copy, e.g. ``git archive main | tar -x -C /tmp/main``) both apps
+are served on the same store at once and their sessions alternate, and the ratio of each
+measure (this checkout / baseline) is printed too; a step the baseline lacks is ``n/a``.
+
+Run: ``.venv/bin/python bench/bench_ui_browser.py [--models 10 100 1000] [--repeat 3]
+[--baseline DIR]`` (needs Debian chromium at /usr/bin/chromium); writes
+``artifacts/bench_ui_browser.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(REPO))
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+FIRST_RENDER = "first render"
+FIRST_CHART = "first chart"
+STEPS = (
+    FIRST_RENDER,
+    "switch 0→5-shot",
+    "filter",
+    "search",
+    "sort",
+    "open a task",
+    "change task",
+    "open a model",
+)
+#: Reported beside the steps: the one-time cost of the plotting library, not an interaction.
+EXTRAS = (FIRST_CHART,)
+TARGET_S = {step: 2.0 if step == FIRST_RENDER else 1.0 for step in STEPS}
+TARGET_DATA_KB = 300.0
+CURRENT, BASELINE = "this checkout", "baseline"
+TIMEOUT_MS = 120_000
+
+
+@dataclass
+class Meter:
+    """Bytes received per request (DevTools ``Network.dataReceived``), by kind, while running."""
+
+    urls: dict[str, str] = field(default_factory=dict)
+    received: list[tuple[str, int]] = field(default_factory=list)
+    running: bool = False
+
+    def attach(self, cdp) -> None:
+        cdp.send("Network.enable")
+        cdp.on(
+            "Network.requestWillBeSent", lambda e: self.urls.__setitem__(e["requestId"], e["request"]["url"])
+        )
+        cdp.on("Network.dataReceived", self._on_data)
+
+    def _on_data(self, event: dict) -> None:
+        if self.running:
+            self.received.append((event["requestId"], int(event["dataLength"])))
+
+    def start(self) -> None:
+        self.received.clear()
+        self.running = True
+
+    def stop(self) -> dict[str, int]:
+        self.running = False
+        totals = {"data": 0, "assets": 0}
+        for request_id, size in self.received:
+            url = self.urls.get(request_id, "")
+            totals["data" if "/gradio_api/" in url else "assets"] += size
+        return totals
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(app_dir: Path, data_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "EVALITA_DATA_DIR": str(data_dir),
+        "HF_HUB_OFFLINE": "1",
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "EVALITA_REFRESH_S": "3600",  # no timer refresh in the middle of a measure
+    }
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "app.py"], cwd=app_dir, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    deadline = time.monotonic() + 180
+    while b"Running on" not in log.read_bytes():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"the app did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.3)
+    return proc, f"http://127.0.0.1:{port}/"
+
+
+def _done_at(page, condition: str) -> float:
+    """Wait until ``condition`` holds, then two animation frames (painted); the page's clock then (ms)."""
+    page.wait_for_function(condition, timeout=TIMEOUT_MS, polling="raf")
+    return page.evaluate(
+        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+    )
+
+
+def _wait(page, condition: str) -> None:
+    page.wait_for_function(condition, timeout=TIMEOUT_MS, polling="raf")
+
+
+def _rows(elem_id: str) -> str:
+    return f"document.querySelectorAll('#{elem_id} .virtual-row').length > 0"
+
+
+def _address(part: str) -> str:
+    return f"window.location.search.includes({part!r})"
+
+
+def _measure(page, meter: Meter, act: Callable[[], None], done: str) -> tuple[float, dict[str, int]]:
+    """Seconds on the page's own clock from just before ``act`` to ``done`` painted, and the bytes
+    received meanwhile (what the app costs, not the driver's round trips)."""
+    meter.start()
+    start = page.evaluate("performance.now()")
+    act()
+    end = _done_at(page, done)
+    return (end - start) / 1000, meter.stop()
+
+
+def _first_render(page, meter: Meter, url: str, done: str) -> tuple[float, dict[str, int]]:
+    """From the start of navigation (the page's time origin) to the ranking painted."""
+    meter.start()
+    page.goto(url)
+    end = _done_at(page, done)
+    return end / 1000, meter.stop()
+
+
+def _settle(page, condition: str) -> None:
+    """An untimed step back to a known state (not measured)."""
+    _wait(page, condition)
+    page.wait_for_timeout(300)
+
+
+def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
+    """One visitor in a fresh context: the first render, then every interaction once."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    meter = Meter()
+    meter.attach(context.new_cdp_session(page))
+    out: dict[str, tuple[float, dict[str, int]]] = {}
+    ready = f"document.body.dataset.evalitaReady === '1' && {_rows('ranking-table')}"
+    out[FIRST_RENDER] = _first_render(page, meter, url, ready)
+    page.wait_for_timeout(500)
+
+    out["switch 0→5-shot"] = _measure(
+        page, meter, lambda: page.get_by_test_id("5-shot-radio-label").click(), _address("setting=5")
+    )
+    page.get_by_test_id("0-shot-radio-label").click()
+    _settle(page, f"!{_address('setting=')}")
+
+    page.locator("#ranking-filters").get_by_text("Filters and columns").click()
+    pretrained = page.locator("#ranking-types").get_by_text("pretrained", exact=True)
+    out["filter"] = _measure(page, meter, pretrained.click, _address("types=pretrained"))
+    pretrained.click()
+    _settle(page, f"!{_address('types=')}")
+
+    box = page.locator("#ranking-search textarea, #ranking-search input").first
+    box.click()
+    box.press_sequentially("model-000", delay=30)
+    _settle(page, _address("search=model-000"))
+    out["search"] = _measure(
+        page, meter, lambda: box.press("3"), f"{_address('search=model-0003')} && {_rows('ranking-table')}"
+    )
+    box.press("Control+a")
+    box.press("Space")  # a character key: the baseline's search box ignores Backspace
+    _settle(page, "document.querySelectorAll('#ranking-table .virtual-row').length > 1")
+
+    if page.locator("#ranking-sort").count():  # an app without a sort control (the baseline) skips it
+        page.locator("#ranking-sort input").click()
+        option = page.get_by_role("option", name="Model name (A–Z)")
+        out["sort"] = _measure(page, meter, option.click, _address("sort=model"))
+
+    tasks = page.get_by_role("tab", name="Tasks", exact=True)
+    start = page.evaluate("performance.now()")
+    out["open a task"] = _measure(
+        page, meter, tasks.click, f"{_address('tab=task')} && {_rows('task-models')}"
+    )
+    # The heatmap is the page's first chart: plotly (4.6 MB of script) loads and starts once per
+    # page, whatever N.  Timed apart, from the same click; the next steps start once it is drawn.
+    drawn = _done_at(page, "document.querySelector('#task-heatmap .js-plotly-plot')")
+    out[FIRST_CHART] = ((drawn - start) / 1000, {"data": 0, "assets": 0})
+    page.locator("#task-pick input").click()
+    sa = page.get_by_role("option", name="SA — Sentiment Analysis")
+    sa_shown = "(document.querySelector('#task-info') || {innerText: ''}).innerText.includes('SA —')"
+    out["change task"] = _measure(page, meter, sa.click, f"{_address('task=sa')} && {sa_shown}")
+
+    page.get_by_role("tab", name="Ranking", exact=True).click()
+    _settle(page, f"!{_address('tab=')} && {_rows('ranking-table')}")
+    cell = page.locator("#ranking-table .virtual-row").nth(2).locator(".body-cell").nth(2)
+    opened = f"{_address('tab=model')} && (document.querySelector('#model-header a') || {{}}).innerText"
+    opened += f" && {_rows('model-vs-field-table')}"
+    out["open a model"] = _measure(page, meter, cell.click, opened)
+    context.close()
+    return out
+
+
+Measures = dict[str, tuple[float, dict[str, int]]]
+Summary = dict[str, dict[str, float]]
+
+
+def _summary(runs: list[Measures]) -> Summary:
+    summary = {}
+    for step in (*STEPS, *EXTRAS):
+        done = [run[step] for run in runs if step in run]
+        if not done:
+            continue
+        seconds = [seconds for seconds, _ in done]
+        summary[step] = {
+            "median_s": statistics.median(seconds),
+            "min_s": min(seconds),
+            "max_s": max(seconds),
+            "data_kb": statistics.median(sizes["data"] for _, sizes in done) / 1024,
+            "assets_kb": statistics.median(sizes["assets"] for _, sizes in done) / 1024,
+        }
+    return summary
+
+
+def bench(models: int, repeat: int, browser, root: Path, apps: dict[str, Path]) -> dict[str, Summary]:
+    """Every app on the same store, served at once; their sessions alternate, so that both meet
+    the same load on the machine."""
+    from tests.ui.store import write_synthetic_results
+
+    data = root / f"store-{models}"
+    write_synthetic_results(data / "results", models)
+    servers = {
+        name: serve(app_dir, data, root / f"app-{name}-{models}.log") for name, app_dir in apps.items()
+    }
+    runs: dict[str, list[Measures]] = {name: [] for name in apps}
+    try:
+        for _, url in servers.values():
+            session(browser, url)  # warm each server (parse and score the store), not measured
+        for _ in range(repeat):
+            for name, (_, url) in servers.items():
+                runs[name].append(session(browser, url))
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(timeout=30)
+    return {name: _summary(measures) for name, measures in runs.items()}
+
+
+def _cell(summary: Summary, step: str) -> str:
+    if step not in summary:
+        return "n/a"
+    row = summary[step]
+    return (
+        f"{row['median_s']:.2f} s" if step in EXTRAS else f"{row['median_s']:.2f} s / {row['data_kb']:.0f} KB"
+    )
+
+
+def report(results: dict[int, dict[str, Summary]], repeat: int) -> None:
+    width = 16
+    steps = (*STEPS, *EXTRAS)
+    print(f"\nBrowser bench (headless chromium; median of {repeat}; seconds / data KB received)")
+    for name in next(iter(results.values())):
+        print(f"\n[{name}]")
+        print(f"{'N models':<10}" + "".join(f"{step:>{width}}" for step in steps))
+        for models, by_app in results.items():
+            print(f"{models:<10,}" + "".join(f"{_cell(by_app[name], step):>{width}}" for step in steps))
+    largest = max(results)
+    summary = results[largest][CURRENT]
+    print(f"\nN = {largest:,}, {CURRENT}: ratio to target (≤ 1 meets it)")
+    print(f"{'step':<18}{'time':>9}{'target':>9}{'ratio':>8}{'data KB':>10}{'ratio':>8}{'assets KB':>11}")
+    for step in STEPS:
+        row = summary[step]
+        print(
+            f"{step:<18}{row['median_s']:>8.2f}s{TARGET_S[step]:>8.1f}s{row['median_s'] / TARGET_S[step]:>8.2f}"
+            f"{row['data_kb']:>10.1f}{row['data_kb'] / TARGET_DATA_KB:>8.2f}{row['assets_kb']:>11.1f}"
+        )
+    print(
+        f"{FIRST_CHART:<18}{summary[FIRST_CHART]['median_s']:>8.2f}s  (opening the task page to its heatmap "
+        "drawn: plotly's one-time start in a page, the same at every N; not an interaction)"
+    )
+    if BASELINE in results[largest]:
+        old = results[largest][BASELINE]
+        print(f"\nN = {largest:,}: {CURRENT} / {BASELINE}, measured side by side (< 1 is faster or smaller)")
+        print(f"{'step':<18}{'time':>9}{'data':>9}")
+        for step in steps:
+            if step in old and step in summary:
+                time_ratio = summary[step]["median_s"] / old[step]["median_s"]
+                data_ratio = (
+                    summary[step]["data_kb"] / old[step]["data_kb"] if old[step]["data_kb"] else float("nan")
+                )
+                print(f"{step:<18}{time_ratio:>9.2f}{data_ratio:>9.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another copy of the app (e.g. `git archive main | tar -x -C /tmp/main`), measured side by side",
+    )
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    apps = {CURRENT: REPO, **({BASELINE: args.baseline.resolve()} if args.baseline else {})}
+    results: dict[int, dict[str, Summary]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-ui-browser-") as tmp, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            for models in args.models:
+                results[models] = bench(models, args.repeat, browser, Path(tmp), apps)
+                print(f"N = {models:,} done", flush=True)
+        finally:
+            browser.close()
+    report(results, args.repeat)
+    out = REPO / "artifacts" / "bench_ui_browser.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"repeat": args.repeat, "results": results}, indent=2) + "\n")
+    print(f"written {out.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Which tabs the page has, in order, and which panels other tracks add to the Evalita pages.
+
+This is the one place a track registers its UI: a tab module (a :class:`~leaderboard.ui.tab.Tab`)
+is added to :func:`default_registry`'s list, a panel for the Evalita task or model page
+(a :class:`~leaderboard.ui.tab.Panel`) to its panel lists.  No tab imports another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from leaderboard.ui.about import AboutTab
+from leaderboard.ui.model import ModelTab
+from leaderboard.ui.plots_tab import PlotsTab
+from leaderboard.ui.ranking import RankingTab
+from leaderboard.ui.submit import SubmitTab
+from leaderboard.ui.tab import Panel, Tab
+from leaderboard.ui.task import TaskTab
+
+#: Panels other tracks contribute to the Evalita task page (e.g. judge rubric scores on SUM).
+TASK_PANELS: tuple[Callable[[], Panel], ...] = ()
+#: Panels other tracks contribute to the Evalita model page (e.g. a judge's criterion means).
+MODEL_PANELS: tuple[Callable[[], Panel], ...] = ()
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The page's tabs, in order (fresh instances: a tab holds the components it built)."""
+
+    tabs: tuple[Tab, ...]
+
+    def with_tab(self, tab: Tab, *, before: str | None = None) -> Registry:
+        """This registry with ``tab`` added before the tab ``before`` (at the end without one)."""
+        ids = [t.id for t in self.tabs]
+        at = ids.index(before) if before is not None else len(ids)
+        return Registry((*self.tabs[:at], tab, *self.tabs[at:]))
+
+
+def default_registry(
+    task_panels: Sequence[Callable[[], Panel]] = TASK_PANELS,
+    model_panels: Sequence[Callable[[], Panel]] = MODEL_PANELS,
+) -> Registry:
+    """The leaderboard's tabs: Evalita's ranking, task, model and plots pages, then the shared ones."""
+    return Registry(
+        (
+            RankingTab(),
+            TaskTab([make() for make in task_panels]),
+            ModelTab([make() for make in model_panels]),
+            PlotsTab(),
+            SubmitTab(),
+            AboutTab(),
+        )
+    )
