@@ -47,8 +47,11 @@ class Settings:
     # How many reverse proxies in front of the app append to X-Forwarded-For; 0: the header
     # is ignored and the direct peer address is used (a client can write any header).
     trusted_proxies: int = 0
+    # The Space provides Hugging Face OAuth (``hf_oauth: true`` in the README's front matter
+    # makes the Space set OAUTH_CLIENT_ID): the submission form shows a sign-in button.
+    oauth: bool = False
     # Web submissions need a Hugging Face sign-in (the Space's OAuth); default: on when
-    # the Space provides OAuth (OAUTH_CLIENT_ID is set, as with ``hf_oauth: true``).
+    # the Space provides OAuth.
     require_signin: bool = False
 
     @property
@@ -79,6 +82,7 @@ class Settings:
             refresh_s=_number(env, "EVALITA_REFRESH_S", float, cls.refresh_s),
             submitter_salt=env.get("EVALITA_SUBMITTER_SALT") or None,
             trusted_proxies=_number(env, "EVALITA_TRUSTED_PROXIES", int, 0, minimum=0),
+            oauth=bool(env.get("OAUTH_CLIENT_ID")),
             require_signin=(
                 _flag(env, "EVALITA_REQUIRE_SIGNIN")
                 if env.get("EVALITA_REQUIRE_SIGNIN", "").strip()

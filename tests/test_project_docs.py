@@ -25,7 +25,8 @@ def test_space_front_matter_lists_every_suite_dataset() -> None:
 
 def test_space_sdk_version_is_the_pinned_gradio() -> None:
     pins = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    assert f"gradio=={_front_matter()['sdk_version']}" in pins
+    # ``gradio[oauth]``: the sign-in button needs the OAuth extras (authlib, itsdangerous).
+    assert re.search(rf"^gradio(\[oauth\])?=={re.escape(str(_front_matter()['sdk_version']))}$", pins, re.M)
     assert _front_matter()["app_file"] == "app.py"
 
 

@@ -7,6 +7,7 @@ import logging
 import gradio as gr
 
 from eval_queue.errors import StorageError, StoreUnavailableError, SubmissionRejected
+from eval_queue.identity import signin_prompt
 from eval_queue.ledger import duration_text
 from eval_queue.requests import ModelType, Precision
 from eval_queue.vocabulary import RUN_SETTINGS
@@ -62,6 +63,7 @@ class SubmitTab(Tab):
                 label="Model type",
                 elem_id="submit-type",
             )
+        self._signin(page.ctx)
         button = gr.Button("Submit for evaluation", variant="primary", elem_id="submit-button")
         result = gr.Markdown(elem_id="submit-result")
         gr.Markdown("### Queue")
@@ -82,6 +84,22 @@ class SubmitTab(Tab):
             [button.click], do_submit, form, {"result": result, **queue}, api_name="submit", request=True
         )
         return TabParts(controls={}, outputs=queue)
+
+    @staticmethod
+    def _signin(ctx: AppContext) -> None:
+        """The Hugging Face sign-in, where the Space provides OAuth (``hf_oauth: true``).
+
+        Gradio's button signs in through the Space and keeps the account in the session,
+        where :func:`eval_queue.identity.caller_from_request` finds it when the form is sent;
+        the button itself then shows who is signed in.  Without OAuth (a local run) there is
+        no button and submitters are told apart by their (hashed) network address.
+        """
+        with gr.Row():
+            if ctx.settings.oauth:
+                gr.LoginButton(elem_id="submit-signin", scale=0)
+            gr.Markdown(
+                views.md_text(signin_prompt(ctx.settings.require_signin, None)), elem_id="submit-signin-note"
+            )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         return Rendered(render_queue(ctx))
