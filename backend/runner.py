@@ -4,10 +4,11 @@ This is the only module of the project that imports ``lm_eval`` and ``torch`` at
 level (ARCHITECTURE.md); the worker imports it lazily, when it has a request to run.
 
 :func:`run_harness` loads the model once for all tasks, runs them with fixed seeds and
-returns the harness output untouched (:class:`HarnessOutput`) together with a record of
-exactly what ran (:class:`RunRecord`: harness version, model arguments — never a token —,
-backend, batch size, chat-template use, hardware, wall time).  :mod:`backend.convert`
-turns that into the results file.
+returns the harness output untouched (:class:`HarnessOutput`) together with the results
+file's ``run`` block as far as the harness knows it (a :class:`~leaderboard.schema.RunInfo`:
+harness version, model arguments — never a token —, backend, dtype as run and precision
+as asked, batch size, chat-template use, bootstrap draws, hardware, wall time); the worker
+adds where the data came from and who ran it, and :mod:`backend.convert` builds the file.
 
 Backends
 --------
@@ -40,7 +41,7 @@ import platform
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,7 @@ from lm_eval.tasks import TaskManager, get_task_dict
 
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
 from eval_queue.errors import EvalitaError
+from leaderboard.schema import RunInfo
 
 log = logging.getLogger(__name__)
 
@@ -68,43 +70,21 @@ __all__ = ["BACKENDS", "CPU_BATCH_SIZE", "HarnessError", "ModelRef", "RunOptions
 
 
 @dataclass
-class RunRecord:
-    """What ran, for the results file's ``run`` block (no secrets in here)."""
-
-    harness: str
-    backend: str
-    model_args: str
-    device: str
-    dtype: str
-    batch_size: str | int
-    batch_size_used: list[int] = field(default_factory=list)
-    chat_template: bool = False
-    num_fewshot: int = 0
-    limit: int | float | None = None
-    bootstrap_iters: int = 0
-    max_gen_toks: int | None = None
-    seeds: dict[str, int] = field(default_factory=dict)
-    hardware: str = ""
-    versions: dict[str, str] = field(default_factory=dict)
-    started_at: str = ""
-    finished_at: str = ""
-    duration_s: float = 0.0
-    model_load_s: float = 0.0
-    architecture: str | None = None
-    progress: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
 class HarnessOutput:
-    """``simple_evaluate``'s return value plus the record of the run."""
+    """``simple_evaluate``'s return value plus what ran.
+
+    ``results``: ``{harness task: {"<metric>,none": float, …}}``; ``n_samples``:
+    ``{harness task: {"original": int, "effective": int}}``; ``samples``: per-sample
+    outputs by harness task; ``run``: the run block as the harness knows it;
+    ``progress``: wall time and tokens per phase and task (for benchmarks).
+    """
 
     results: dict[str, dict[str, Any]]
     n_samples: dict[str, dict[str, int]]
     samples: dict[str, list[dict[str, Any]]]
-    record: RunRecord
+    run: RunInfo
+    architecture: str | None = None
+    progress: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
 
@@ -126,9 +106,16 @@ class ProgressTracker:
     log-likelihood and ``(context, gen_kwargs)`` for a generation.
     """
 
-    def __init__(self, interval_s: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        interval_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> None:
         self.interval_s = interval_s
         self._clock = clock
+        # Told of every finished request (the worker's stall watchdog): where the run is.
+        self._on_progress = on_progress
         self.phase = ""
         self.total = 0
         self.done = 0
@@ -163,6 +150,8 @@ class ProgressTracker:
             self._task_total[name] += 1
         now = self._clock()
         self._phase_start = self._last_event = self._last_log = now
+        if self._on_progress is not None:
+            self._on_progress(f"{kind}: starting {self.total} requests")
         log.info(
             "%s: %d requests from %d tasks (%s)",
             kind,
@@ -185,6 +174,8 @@ class ProgressTracker:
         self._current = name
         self.done += 1
         self._task_done[name] += 1
+        if self._on_progress is not None:
+            self._on_progress(f"{self.phase} {self.done}/{self.total} ({name})")
         if now - self._last_log >= self.interval_s:
             self._last_log = now
             self.log_progress()
@@ -213,6 +204,8 @@ class ProgressTracker:
             self.phase_seconds[self.phase] = self.phase_seconds.get(self.phase, 0.0) + elapsed
             self.phase_requests[self.phase] = self.phase_requests.get(self.phase, 0) + self.total
             log.info("%s: %d/%d requests done in %s", self.phase, self.done, self.total, _fmt_s(elapsed))
+            if self._on_progress is not None:
+                self._on_progress(f"{self.phase} done; then scoring (metrics, bootstrap stderr)")
             self.phase = ""
 
     def close(self) -> None:
@@ -439,10 +432,19 @@ def run_harness(
     num_fewshot: int,
     options: RunOptions,
     *,
-    include_path: Path | str | None = None,
+    task_manager_kwargs: Mapping[str, Any] | None = None,
+    on_progress: Callable[[str], None] | None = None,
     log_samples: bool = True,
 ) -> HarnessOutput:
-    """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call."""
+    """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call.
+
+    ``task_manager_kwargs`` builds lm-eval's ``TaskManager`` — pass a data override's
+    ``task_manager_kwargs()`` (its include folder *alone*, so a task missing from a local
+    override is unknown instead of read from the hub); None: the built-in tasks.
+    ``on_progress(note)`` is called whenever the harness makes progress (the worker's
+    stall watchdog); ``note`` says where the run is.
+    """
+    beat = on_progress or (lambda _note: None)
     device = resolve_device(options.device)
     dtype = resolve_dtype(options, model.precision, device)
     batch_size = resolve_batch_size(options, device)
@@ -459,9 +461,10 @@ def run_harness(
         batch_size,
         device,
     )
+    beat("loading the model")
     lm = _load_model(model_args, options, device, batch_size)
     model_load_s = time.perf_counter() - t0
-    tracker = ProgressTracker(options.progress_interval_s)
+    tracker = ProgressTracker(options.progress_interval_s, on_progress=beat)
     tokens = TokenCounter()
     _instrument(lm, tracker, tokens)
 
@@ -473,9 +476,11 @@ def run_harness(
     evaluator_log = logging.getLogger("lm_eval.evaluator")
     if not any(isinstance(f, _RoutineWarnings) for f in evaluator_log.filters):
         evaluator_log.addFilter(_RoutineWarnings())
-    task_manager = TaskManager(include_path=str(include_path) if include_path else None)
+    beat("loading the tasks")
+    task_manager = TaskManager(**dict(task_manager_kwargs or {}))
     tasks = _load_tasks(task_names, task_manager)
     log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
+    beat("building the requests")
     output = lm_eval.simple_evaluate(
         model=lm,
         tasks=tasks,
@@ -496,38 +501,39 @@ def run_harness(
     tracker.close()
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
+    beat("done")
     duration = time.perf_counter() - t0
     finished = datetime.now(UTC)
-    progress = tracker.summary() | asdict(tokens)
-    record = RunRecord(
+    run = RunInfo(
+        num_fewshot=num_fewshot,
+        limit=options.limit,
         harness=f"lm-eval {lm_eval.__version__}",
         backend=options.backend,
         model_args=model_args,
-        device=device,
-        dtype=dtype,
         batch_size=batch_size,
-        batch_size_used=sorted(set(tokens.detected_batch_sizes))
-        or ([batch_size] if isinstance(batch_size, int) else []),
         chat_template=options.apply_chat_template,
-        num_fewshot=num_fewshot,
-        limit=options.limit,
-        bootstrap_iters=options.bootstrap_iters,
-        max_gen_toks=options.max_gen_toks,
-        seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
-        hardware=describe_hardware(device),
-        versions=_versions(),
         started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         finished_at=finished.strftime("%Y-%m-%dT%H:%M:%SZ"),
         duration_s=round(duration, 3),
+        hardware=describe_hardware(device),
+        device=device,
+        dtype=dtype,
+        requested_precision=model.precision,
+        batch_size_used=sorted(set(tokens.detected_batch_sizes))
+        or ([batch_size] if isinstance(batch_size, int) else []),
+        bootstrap_iters=options.bootstrap_iters,
+        max_gen_toks=options.max_gen_toks,
+        seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
+        versions=_versions(),
         model_load_s=round(model_load_s, 3),
-        architecture=_architecture(lm),
-        progress=progress,
     )
     log.info("harness finished in %s (model load %s)", _fmt_s(duration), _fmt_s(model_load_s))
     return HarnessOutput(
         results=dict(output.get("results", {})),
         n_samples={k: dict(v) for k, v in output.get("n-samples", {}).items()},
         samples=dict(output.get("samples", {}) or {}),
-        record=record,
+        run=run,
+        architecture=_architecture(lm),
+        progress=tracker.summary() | asdict(tokens),
         raw=dict(output),
     )

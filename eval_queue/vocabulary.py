@@ -40,3 +40,45 @@ class Track(StrEnum):
                 return "LLM as judge"
             case _:
                 raise AssertionError(f"unhandled track {self!r}")
+
+
+# --------------------------------------------------------------------------- tracks' request vocabulary
+# The value sets a request file may carry.  The queue validates requests with them and
+# cannot import the track definitions (``leaderboard`` depends on ``eval_queue``, never
+# the reverse), so they live here and the definitions build on them.
+
+#: The few-shot settings the Evalita track runs (paper: zero-shot and 5-shot).  A track
+#: without a few-shot setting stores ``num_fewshot: 0``.
+FEWSHOT_SETTINGS: tuple[int, ...] = (0, 5)
+
+
+class EvalitaTask(StrEnum):
+    """The ten Evalita-LLM task ids, in paper order (``leaderboard.suite`` describes each)."""
+
+    WIC = "wic"
+    TE = "te"
+    SA = "sa"
+    HS = "hs"
+    FAQ = "faq"
+    AT = "at"
+    LS = "ls"
+    NER = "ner"
+    RE = "re"
+    SUM = "sum"
+
+
+class ContextSetting(StrEnum):
+    """Long-context track: how much of the book the model reads (first 10,000 / 50,000 words, or all)."""
+
+    K10 = "10k"
+    K50 = "50k"
+    FULL = "full"
+
+
+class JudgeMode(StrEnum):
+    """Judge track: what the judge model scores."""
+
+    #: The annotated set: the judge's scores are compared with human rubric scores.
+    META = "meta"
+    #: The generations of another run (``judge_target``, a results path).
+    GENERATIONS = "generations"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from backend.config import ExitCode
 from backend.data import SAMPLE_DATA_DIR
-from backend.worker import ExitCode
 from eval_queue.requests import EvalRequest, Status
 from leaderboard.schema import DetailRecord, ResultsFile
 from leaderboard.suite import SUITE, TaskKind
