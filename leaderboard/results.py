@@ -59,6 +59,12 @@ PromptScores = Mapping[str, Mapping[str, float | None]]
 RUN_INFO_COLUMNS: tuple[str, ...] = (
     "data",
     "limit",
+    "tasks",  # a subset run's task ids (None: all ten)
+    "device",
+    "dtype",  # what ran (also the run's precision); requested_precision: what was asked
+    "requested_precision",
+    "bootstrap_iters",  # draws behind each stderr (lm-eval's CLI: 100,000)
+    "max_gen_toks",
     "harness",
     "backend",
     "hardware",

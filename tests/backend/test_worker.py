@@ -27,6 +27,7 @@ from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult
+from leaderboard.suite import SUITE
 
 LOG = logging.getLogger("tests.worker")
 
@@ -486,3 +487,121 @@ def test_the_runner_gets_a_fresh_workdir_and_the_stores(
 
     assert run_once(stores, queue, _config(), look) is Outcome.FINISHED
     assert not seen[0].workdir.exists()  # removed after the run
+
+
+# --------------------------------------------------------------------------- stalls and data checks
+
+
+def test_a_run_whose_harness_stops_making_progress_is_stopped_and_handed_back(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def hangs(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+        context.progress.beat("generate_until 3/48 (evalita-mp_ls_prompt-1)")
+        time.sleep(60)  # like a Pool.terminate() that never returns; the watchdog interrupts it
+        raise AssertionError("the stall watchdog should have stopped the run")
+
+    config = WorkerConfig(worker_id="w1", lease_s=60, stall_s=0.5)
+    outcome = run_once(stores, queue, config, hangs)
+
+    assert outcome is Outcome.FAILED and outcome.exit_code is ExitCode.FAILED
+    back = queue.get(request_.request_id)
+    assert (back.status, back.claimed_by, back.attempts) == (Status.PENDING, None, 1)
+    note = back.history[-1]["note"]
+    assert note.startswith("stalled: the harness made no progress for")
+    assert "--stall-s 0.5" in note and "generate_until 3/48 (evalita-mp_ls_prompt-1)" in note
+    assert stores.results.list() == []
+
+
+def test_a_request_that_stalls_every_time_ends_failed_after_its_attempts(
+    stores: Stores, request_: EvalRequest
+) -> None:
+    queue = RequestQueue(stores.requests, max_attempts=2)
+
+    def hangs(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+        time.sleep(60)
+        raise AssertionError("the stall watchdog should have stopped the run")
+
+    config = WorkerConfig(worker_id="w1", lease_s=60, stall_s=0.3)
+    assert run_once(stores, queue, config, hangs) is Outcome.FAILED
+    assert run_once(stores, queue, config, hangs) is Outcome.FAILED
+    failed = queue.get(request_.request_id)
+    assert (failed.status, failed.attempts) == (Status.FAILED, 2)
+    assert (failed.error or "").startswith("gave up after 2 attempts; last: stalled:")
+
+
+def test_a_run_that_keeps_reporting_progress_is_never_stopped(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def steady(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+        for step in range(20):  # 2 s in all, four times the stall limit, never idle for long
+            context.progress.beat(f"step {step}")
+            time.sleep(0.1)
+        return _evaluation(request)
+
+    config = WorkerConfig(worker_id="w1", lease_s=60, stall_s=0.5)
+    assert run_once(stores, queue, config, steady) is Outcome.FINISHED
+
+
+def test_cli_once_with_incomplete_data_claims_nothing_names_every_missing_file_and_exits_5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import shutil
+
+    from backend.data import SAMPLE_DATA_DIR
+
+    data = tmp_path / "wic-sa"
+    for task in ("wic", "sa"):
+        shutil.copytree(SAMPLE_DATA_DIR / task, data / task)
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path / "store"))
+    stores = open_stores(Settings(data_dir=tmp_path / "store"))
+    added = RequestQueue(stores.requests).add(
+        EvalRequest(model="org/model", revision="c" * 40, submitted_time=isoformat(utc_now()))
+    )
+    before = stores.requests.read(added.path)
+
+    assert backend_main(["--once", "--data", f"local:{data}"]) == ExitCode.DATA_UNAVAILABLE == 5
+    assert stores.requests.read(added.path) == before  # still PENDING, not even claimed
+    for missing in ("te/test.jsonl", "hs/dev.jsonl", "ner/wn/reduced_test.jsonl", "sum/test.jsonl"):
+        assert missing in caplog.text
+    # The worker's own subset is all this data holds: it would claim now (nothing to check).
+    from backend.cli import build_parser, config_from_args
+    from backend.tracks.evalita import check_data
+
+    args = build_parser().parse_args(["--once", "--data", f"local:{data}", "--tasks", "sa,wic"])
+    config = config_from_args(args, Settings(data_dir=tmp_path / "store"))
+    assert config.tasks == ("wic", "sa")
+    check_data(config)
+
+
+def test_cli_refuses_an_unknown_task_id_listing_the_valid_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+    with pytest.raises(SystemExit) as info:
+        backend_main(["--once", "--tasks", "wic,wiz"])
+    assert info.value.code == ExitCode.USAGE
+    assert "unknown task id(s) wiz: choose among wic, te, sa" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("request_tasks", "worker_tasks", "expected"),
+    [
+        (None, None, [t.id for t in SUITE]),
+        (["sa", "wic"], None, ["wic", "sa"]),
+        (None, ("wic", "sa"), ["wic", "sa"]),
+        (["wic", "te"], ("wic", "sa"), ["wic"]),
+    ],
+)
+def test_a_run_evaluates_the_requests_tasks_within_the_workers(
+    request_tasks: list[str] | None, worker_tasks: tuple[str, ...] | None, expected: list[str]
+) -> None:
+    from backend.tracks.evalita import selected_tasks
+
+    assert [t.id for t in selected_tasks(request_tasks, worker_tasks)] == expected
+
+
+def test_a_request_for_tasks_this_worker_does_not_run_is_refused() -> None:
+    from backend.tracks.evalita import TaskSelectionError, selected_tasks
+
+    with pytest.raises(TaskSelectionError, match="this worker runs only wic, sa; the request asks for te"):
+        selected_tasks(["te"], ("wic", "sa"))

@@ -91,6 +91,11 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
         and "token" not in run.model_args
     )
     assert results.model.architecture == "LlamaForCausalLM"
+    # What ran is what is shown: a bfloat16 request runs in float32 on CPU.
+    assert (results.model.precision, run.dtype, run.requested_precision) == ("float32", "float32", "bfloat16")
+    assert "_float32_0shot.json" in finished.results_path
+    assert run.bootstrap_iters == 0 and run.worker_id and run.device == "cpu"
+    assert run.tasks is None and not run.model_extra  # every field typed, none left as an extra
 
     assert run.details_path
     details = [p for p in deployment.stores.details.list(run.details_path) if p.endswith(".jsonl")]
@@ -198,3 +203,30 @@ def test_serve_polls_until_stopped(
     server.send_signal(signal.SIGTERM)
 
     assert server.wait(timeout=60) == ExitCode.OK
+
+
+def test_a_wic_and_sa_folder_runs_as_a_labelled_subset(
+    deployment: Deployment, tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    data = tmp_path / "wic-sa"
+    for task in ("wic", "sa"):
+        shutil.copytree(SAMPLE_DATA_DIR / task, data / task)
+    request = deployment.submit(tiny_model.model_id, tiny_model.revision)
+
+    done = deployment.worker("--once", "--data", f"local:{data}", "--tasks", "wic,sa", *FAST)
+
+    assert done.returncode == ExitCode.OK, done.stderr[-3000:]
+    finished = deployment.status(request)
+    assert finished.status is Status.FINISHED and finished.results_path
+    assert finished.results_path.endswith("_float32_0shot-wic-sa.json")
+    results = ResultsFile.from_json(
+        deployment.stores.results.read(finished.results_path), finished.results_path
+    )
+    assert list(results.tasks) == ["wic", "sa"]
+    assert (results.run.tasks, results.run.data, results.run.comparable) == (
+        ["wic", "sa"],
+        "local:wic-sa",
+        False,
+    )
+    assert results.run.details_path and results.run.details_path.endswith("_float32_0shot-wic-sa")
+    assert len(deployment.stores.details.list(results.run.details_path)) == 12
