@@ -26,8 +26,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from backend.cli import configure_logging
 from backend.config import ExitCode
+from backend.logs import configure_logging
 from eval_queue.errors import EvalitaError, StorageError
 
 log = logging.getLogger("backend")

@@ -13,10 +13,11 @@ import argparse
 import logging
 import os
 import socket
-import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from backend.config import DEFAULT_LEASE_S, DEFAULT_POLL_S, DEFAULT_STALL_S, ExitCode, WorkerConfig
+from backend.logs import configure_logging, harness_output_to
 from backend.options import BACKENDS, RunOptions
 from eval_queue.errors import EvalitaError
 from eval_queue.queue import RequestQueue
@@ -119,6 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--poll-s", type=float, default=DEFAULT_POLL_S, help="serve: seconds between polls")
     parser.add_argument("--progress-s", type=float, default=30.0, help="seconds between progress lines")
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        default=None,
+        help="write the full log there (harness warnings and output included); the terminal keeps "
+        "the worker's own lines",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser
 
@@ -158,23 +166,13 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
     )
 
 
-def configure_logging(verbose: bool) -> None:
-    """The entry points' logging: INFO (DEBUG with ``-v``) on stderr, with times."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        datefmt="%Y-%m-%dT%H:%M:%S",
-        stream=sys.stderr,
-    )
-
-
 def main(argv: Sequence[str]) -> int:
     """``python -m backend [--once] …``; returns the exit code (configuration errors raise, see ``__main__``)."""
     from backend.data import DataSourceError
     from backend.tracks.evalita import check_data
 
     args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
+    configure_logging(args.verbose, args.log_file)
     settings = Settings.from_env()
     config = config_from_args(args, settings)
     if not args.once:
@@ -193,4 +191,5 @@ def main(argv: Sequence[str]) -> int:
 
     stores = open_stores(settings)
     queue = RequestQueue(stores.requests, secrets=[settings.hf_token])
-    return int(run_once(stores, queue, config).exit_code)
+    with harness_output_to(args.log_file):
+        return int(run_once(stores, queue, config).exit_code)

@@ -98,6 +98,38 @@ def _fmt_s(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
+class EtaModel:
+    """Seconds left in a phase, from the time its finished requests took: ``t ≈ a·work + b·requests``.
+
+    lm-eval runs the longest requests first, so requests per second measured early overstate
+    what is left (a 22-minute phase once showed a 2 h 31 m ETA); time per unit of work
+    (:meth:`ProgressTracker.work`) alone understates it, as every request also has a fixed
+    cost.  ``a`` and ``b`` are fitted by least squares over the windows between progress
+    lines; until three windows are in, or if the fit is not positive, time ∝ work.
+    """
+
+    MIN_WINDOWS = 3
+
+    def __init__(self) -> None:
+        self._sums = [0.0] * 5  # Σw², Σwn, Σn², Σwt, Σnt
+        self._windows = 0
+
+    def add_window(self, seconds: float, work: float, requests: int) -> None:
+        w, n, t = work, float(requests), seconds
+        for index, value in enumerate((w * w, w * n, n * n, w * t, n * t)):
+            self._sums[index] += value
+        self._windows += 1
+
+    def seconds_left(self, work_left: float, requests_left: int, elapsed: float, work_done: float) -> float:
+        ww, wn, nn, wt, nt = self._sums
+        det = ww * nn - wn * wn
+        if self._windows >= self.MIN_WINDOWS and det > 1e-9 * ww * nn:
+            a, b = (wt * nn - nt * wn) / det, (nt * ww - wt * wn) / det
+            if a >= 0 and b >= 0:
+                return a * work_left + b * requests_left
+        return elapsed * work_left / work_done
+
+
 class ProgressTracker:
     """Stands in for an lm-eval model's ``cache_hook``: counts finished requests per task.
 
@@ -119,7 +151,10 @@ class ProgressTracker:
         self.phase = ""
         self.total = 0
         self.done = 0
-        self._owner: dict[Any, list[str]] = {}
+        # request key → [(task, work)] of the requests not yet done (several may share a key).
+        self._owner: dict[Any, list[tuple[str, float]]] = {}
+        self._work_total = 0.0
+        self._work_done = 0.0
         self._task_total: Counter[str] = Counter()
         self._task_done: Counter[str] = Counter()
         self.task_seconds: defaultdict[str, float] = defaultdict(float)
@@ -129,6 +164,8 @@ class ProgressTracker:
         self._phase_start = 0.0
         self._last_event = 0.0
         self._last_log = 0.0
+        self._eta = EtaModel()
+        self._logged = (0.0, 0.0, 0)  # time, work done, requests done at the last progress line
         self._current = ""
 
     @staticmethod
@@ -137,26 +174,42 @@ class ProgressTracker:
             return (kind, args[0])
         return (kind, tuple(args))
 
+    @staticmethod
+    def work(kind: str, args: tuple[Any, ...]) -> float:
+        """How big a request is, for the ETA (:class:`EtaModel`).
+
+        A log-likelihood: its length (context + continuation, in characters); a generation:
+        its decoding steps, bounded by ``max_gen_toks`` (lm-eval's default 256).
+        """
+        if kind == "generate_until":
+            options = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
+            return float(options.get("max_gen_toks") or 256)
+        return float(sum(len(str(arg)) for arg in args[:2])) or 1.0
+
     def start_phase(self, kind: str, requests: Sequence[Any]) -> None:
         """Called with the Instances of one request type before the model sees them."""
         self._finish_phase()
         self.phase, self.total, self.done = kind, len(requests), 0
         self._owner = {}
+        self._work_total = self._work_done = 0.0
         self._task_total = Counter()
         self._task_done = Counter()
         for request in requests:
             name = getattr(request, "task_name", None) or "?"
-            self._owner.setdefault(self._key(kind, request.args), []).append(name)
+            work = self.work(kind, request.args)
+            self._owner.setdefault(self._key(kind, request.args), []).append((name, work))
+            self._work_total += work
             self._task_total[name] += 1
         now = self._clock()
         self._phase_start = self._last_event = self._last_log = now
+        self._eta = EtaModel()
+        self._logged = (now, 0.0, 0)
         if self._on_progress is not None:
             self._on_progress(f"{kind}: starting {self.total} requests")
-        log.info(
-            "%s: %d requests from %d tasks (%s)",
+        log.info("%s: %d requests from %d harness tasks", kind, self.total, len(self._task_total))
+        log.debug(
+            "%s requests per harness task: %s",
             kind,
-            self.total,
-            len(self._task_total),
             ", ".join(f"{name} {count}" for name, count in sorted(self._task_total.items())),
         )
 
@@ -166,7 +219,8 @@ class ProgressTracker:
             return
         key = (attr, req[0]) if attr == "generate_until" else (attr, tuple(req))
         owners = self._owner.get(key)
-        name = owners.pop() if owners else self._current or "?"
+        name, work = owners.pop() if owners else (self._current or "?", 0.0)
+        self._work_done += work
         now = self._clock()
         self.task_seconds[name] += now - self._last_event
         self.task_requests[name] += 1
@@ -180,10 +234,20 @@ class ProgressTracker:
             self._last_log = now
             self.log_progress()
 
+    #: No ETA before this share of a phase's work is done (the first batch also warms the model up).
+    ETA_AFTER = 0.05
+
     def log_progress(self) -> None:
-        elapsed = self._clock() - self._phase_start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        now = self._clock()
+        elapsed = now - self._phase_start
+        then, work_then, done_then = self._logged
+        if now > then and self._work_done > work_then:
+            self._eta.add_window(now - then, self._work_done - work_then, self.done - done_then)
+        self._logged = (now, self._work_done, self.done)
+        left = max(self._work_total - self._work_done, 0.0)
+        eta = float("nan")
+        if self._work_done >= self.ETA_AFTER * self._work_total and elapsed > 0:
+            eta = self._eta.seconds_left(left, self.total - self.done, elapsed, self._work_done)
         name = self._current
         log.info(
             "%s: %d/%d requests (%.0f%%), elapsed %s, ETA %s; working on %s (%d/%d)",
@@ -192,7 +256,7 @@ class ProgressTracker:
             self.total,
             100.0 * self.done / max(self.total, 1),
             _fmt_s(elapsed),
-            _fmt_s(eta) if eta == eta else "?",
+            _fmt_s(eta) if eta == eta else "(estimating)",
             name,
             self._task_done[name],
             self._task_total[name],
@@ -479,7 +543,7 @@ def run_harness(
     beat("loading the tasks")
     task_manager = TaskManager(**dict(task_manager_kwargs or {}))
     tasks = _load_tasks(task_names, task_manager)
-    log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
+    log.info("running %d harness tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
     beat("building the requests")
     output = lm_eval.simple_evaluate(
         model=lm,

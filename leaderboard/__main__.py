@@ -36,6 +36,8 @@ EXIT_OK, EXIT_STORE_ERROR, EXIT_USAGE = 0, 1, 2
 class ExportFormat(StrEnum):
     CSV = "csv"
     JSON = "json"
+    #: A short table for people: the track's summary columns, aligned, scores with two decimals.
+    TABLE = "table"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -97,11 +99,26 @@ def _json_value(value: object) -> object:
 
 
 def _write(export: ExportTable, fmt: ExportFormat) -> None:
-    if fmt is ExportFormat.JSON:
-        json.dump(_records(export.table), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-    else:
-        _two_decimals(export.table, export.percent_columns).to_csv(sys.stdout, index=False)
+    match fmt:
+        case ExportFormat.JSON:
+            json.dump(_records(export.table), sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+        case ExportFormat.CSV:
+            _two_decimals(export.table, export.percent_columns).to_csv(sys.stdout, index=False)
+        case ExportFormat.TABLE:
+            sys.stdout.write(_text_table(export) + "\n")
+        case _:
+            raise AssertionError(f"unhandled format {fmt!r}")
+
+
+def _text_table(export: ExportTable) -> str:
+    """The summary columns under their short headers; an empty cell is shown as ``-``."""
+    table = _two_decimals(export.table, export.percent_columns)
+    if export.summary:
+        table = table[[c for c in export.summary if c in table.columns]].rename(columns=dict(export.summary))
+    if table.empty:
+        return "(no rows)"
+    return table.astype(object).where(table.notna(), "-").to_string(index=False)
 
 
 def _two_decimals(table: pd.DataFrame, percent_columns: frozenset[str]) -> pd.DataFrame:

@@ -218,7 +218,7 @@ def prepare_include_path(
     for group in configs.groups:
         (include / f"group--{group.name}.yaml").write_text(_group_yaml(group), encoding="utf-8")
     log.info(
-        "data source %s: %d tasks, %d groups, configs in %s",
+        "data source %s: %d lm-eval tasks, %d groups, configs in %s",
         src.label,
         len(selected),
         len(configs.groups),

@@ -75,6 +75,18 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         tasks = selected_tasks(request.tasks, config.tasks)
         _install_offline_metrics()
         harness_names = all_harness_tasks(tasks)
+        log.info(
+            "evaluating %d of the %d Evalita tasks (%s: %d prompts, run as %d lm-eval tasks as NER runs each "
+            "prompt on three domains), %d-shot, data %s%s",
+            len(tasks),
+            len(SUITE),
+            ", ".join(task.abbrev for task in tasks),
+            sum(len(task.prompts) for task in tasks),
+            len(harness_names),
+            request.num_fewshot,
+            config.data,
+            f", at most {config.harness.limit} items per prompt" if config.harness.limit else "",
+        )
         override = prepare_include_path(config.data, context.workdir, tasks=harness_names)
     except EvalitaError as exc:
         raise StageError("preparing the run", exc) from exc

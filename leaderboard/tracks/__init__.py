@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
@@ -58,6 +58,8 @@ class ExportTable:
     percent_columns: frozenset[str] = frozenset()
     #: What a reader of the table must know, e.g. that rows were left out and how to show them.
     notes: tuple[str, ...] = ()
+    #: ``--format table``: the columns a person reads first, with their short headers (empty: all).
+    summary: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

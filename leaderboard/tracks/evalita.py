@@ -8,10 +8,20 @@ The Evalita track predates ``leaderboard/tracks/`` (docs/TRACKS.md): its definit
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from eval_queue.vocabulary import Track
 from leaderboard.results import LoadedResults, RunRecord, loaded_from_records, parse_evalita_file
-from leaderboard.tables import PERCENT_COLUMNS, all_prompts_table, ranking_table
+from leaderboard.suite import SUITE
+from leaderboard.tables import (
+    MAIN_SCORE_COLUMN,
+    PERCENT_COLUMNS,
+    RANK_COLUMN,
+    Aggregate,
+    all_prompts_table,
+    ranking_table,
+    task_column,
+)
 from leaderboard.tracks import ExportOptions, ExportTable, ResultsTrack
 
 
@@ -22,7 +32,35 @@ def export_table(records: Mapping[str, RunRecord], options: ExportOptions) -> Ex
         table = all_prompts_table(loaded, options.num_fewshot, options.include_noncomparable)
     else:
         table = ranking_table(loaded, options.num_fewshot, options.include_noncomparable)
-    return ExportTable(table, PERCENT_COLUMNS, hidden_runs_note(loaded, options))
+    summary = PROMPT_SUMMARY if options.prompts else RANKING_SUMMARY
+    return ExportTable(table, PERCENT_COLUMNS, hidden_runs_note(loaded, options), summary)
+
+
+#: ``export --format table``: rank, run, data, the mean CPS and each task's CPS (paper abbreviations).
+RANKING_SUMMARY: Mapping[str, str] = MappingProxyType(
+    {
+        RANK_COLUMN: "rank",
+        "model": "model",
+        "num_fewshot": "shots",
+        "precision": "precision",
+        "data": "data",
+        "limit": "limit",
+        MAIN_SCORE_COLUMN: "avg CPS",
+        **{task_column(task.id, Aggregate.CPS): task.abbrev for task in SUITE},
+    }
+)
+PROMPT_SUMMARY: Mapping[str, str] = MappingProxyType(
+    {
+        "task": "task",
+        "num_fewshot": "shots",
+        "paper_prompt": "prompt",
+        "n_models": "models",
+        "minp": "MinP",
+        "maxp": "MaxP",
+        "avgp": "AvgP",
+        "cps": "CPS",
+    }
+)
 
 
 def hidden_runs_note(loaded: LoadedResults, options: ExportOptions) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,3 +95,58 @@ def test_errors_raised_by_a_task_while_the_harness_runs_it_name_the_task() -> No
         TaskFailedError, match=r"task evalita-mp_te_prompt-1 failed while scoring an answer: KeyError"
     ):
         task.process_results({}, ["Sì"])
+
+
+def test_the_eta_weighs_requests_by_their_size_as_lm_eval_runs_the_longest_first(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="backend.runner")
+    clock = Clock()
+    tracker = ProgressTracker(interval_s=0, clock=clock)
+    # Sorted longest first, as lm-eval's collator hands them over; each takes 0.01 s per character.
+    sizes = [900, 700, 500, 300, 100, 100, 100, 100]
+    requests = [FakeInstance("te_p1", ("x" * (size - 3), " Sì")) for size in sizes]
+    tracker.start_phase("loglikelihood", requests)
+    for request, size in zip(requests[:2], sizes, strict=False):
+        clock.now += size * 0.01
+        tracker.add_partial("loglikelihood", request.args, (-1.0, False))
+
+    last = [r.getMessage() for r in caplog.records if "ETA" in r.getMessage()][-1]
+    left = sum(sizes[2:]) * 0.01  # 12 s of work remain; by request count it would say 48 s
+    assert last.endswith(f"ETA 0m{int(left):02d}s; working on te_p1 (2/8)")
+
+
+def test_a_generation_costs_its_decoding_steps() -> None:
+    assert ProgressTracker.work("generate_until", ("ctx", {"max_gen_toks": 64})) == 64
+    assert ProgressTracker.work("generate_until", ("ctx", {"until": ["</s>"]})) == 256
+    assert ProgressTracker.work("loglikelihood", ("abc", " d")) == 5
+
+
+def test_the_eta_learns_the_fixed_cost_of_each_request(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="backend.runner")
+    clock = Clock()
+    tracker = ProgressTracker(interval_s=0, clock=clock)
+    sizes = [1200, 1100, 1000, 900, 800, 700, 300, 200, 100, 100, 100, 100]
+    cost = [0.01 * size + 2.0 for size in sizes]  # 2 s per request whatever its size
+    requests = [FakeInstance("at_p1", ("x" * (size - 3), " Sì")) for size in sizes]
+    tracker.start_phase("loglikelihood", requests)
+    for request, seconds in zip(requests[:6], cost, strict=False):
+        clock.now += seconds
+        tracker.add_partial("loglikelihood", request.args, (-1.0, False))
+
+    last = [r.getMessage() for r in caplog.records if "ETA" in r.getMessage()][-1]
+    eta = re.search(r"ETA 0m(\d\d)s; working on at_p1 \(6/12\)$", last)
+    assert eta is not None, last
+    left = sum(cost[6:])  # 21 s; time ∝ size alone would say 11 s, requests per second 69 s
+    assert abs(int(eta[1]) - left) <= 1
+
+
+def test_no_eta_is_guessed_from_the_first_requests_of_a_phase(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="backend.runner")
+    clock = Clock()
+    tracker = ProgressTracker(interval_s=0, clock=clock)
+    requests = [FakeInstance("te_p1", (f"context {i}", " Sì")) for i in range(100)]
+    tracker.start_phase("loglikelihood", requests)
+    clock.now = 30.0
+    tracker.add_partial("loglikelihood", requests[0].args, (-1.0, False))
+    assert "ETA (estimating)" in caplog.records[-1].getMessage()

@@ -8,6 +8,7 @@ the run to seconds while every task and prompt still runs.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -213,9 +214,19 @@ def test_a_wic_and_sa_folder_runs_as_a_labelled_subset(
         shutil.copytree(SAMPLE_DATA_DIR / task, data / task)
     request = deployment.submit(tiny_model.model_id, tiny_model.revision)
 
-    done = deployment.worker("--once", "--data", f"local:{data}", "--tasks", "wic,sa", *FAST)
+    log_file = tmp_path / "worker.log"
+    done = deployment.worker(
+        "--once", "--data", f"local:{data}", "--tasks", "wic,sa", "--log-file", str(log_file), *FAST
+    )
 
     assert done.returncode == ExitCode.OK, done.stderr[-3000:]
+    # The terminal shows the worker's own lines only; harness output and warnings are in the file.
+    shown = [line for line in done.stderr.splitlines() if line.strip()]
+    assert shown and all(
+        re.match(r"^\S+ [A-Z]+ (backend|eval_queue|leaderboard)[.:]", line) for line in shown
+    )
+    assert "evaluating 2 of the 10 Evalita tasks (WIC, SA: 12 prompts" in done.stderr
+    assert "lm_eval" in log_file.read_text() or "py.warnings" in log_file.read_text()
     finished = deployment.status(request)
     assert finished.status is Status.FINISHED and finished.results_path
     assert finished.results_path.endswith("_float32_0shot-wic-sa.json")

@@ -137,3 +137,20 @@ def test_export_of_a_track_without_an_export_table_says_so(data_dir: Path) -> No
 
 def test_export_of_the_evalita_track_by_name_is_the_default_export(data_dir: Path) -> None:
     assert _export(data_dir, "--track", "evalita").stdout == _export(data_dir).stdout
+
+
+def test_export_table_is_a_short_readable_ranking(data_dir: Path) -> None:
+    done = _export(data_dir, "--format", "table", "--fewshot", "0")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["rank", "model", "shots", "precision", "data", "limit", "avg", "CPS",
+                                "WIC", "TE", "SA", "HS", "FAQ", "AT", "LS", "NER", "REL", "SUM"]  # fmt: skip
+    assert len(lines) == 1 + 6 and max(map(len, lines)) <= 120
+    assert lines[1].split()[:2] == ["1", "paper-dev/LLM-5"] and "45.57" in lines[1]
+
+
+def test_export_table_of_runs_that_are_not_ranked_shows_an_empty_rank_as_a_dash(tmp_path: Path) -> None:
+    done = _export(_sample_store(tmp_path), "--format", "table", "--include-noncomparable")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert sorted((row[0], row[1]) for row in rows) == [("-", "paper-dev/LLM-1"), ("-", "paper-dev/LLM-2")]
