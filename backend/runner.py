@@ -24,13 +24,10 @@ scores irreproducible.  Imported lazily; a clear error says how to install it.
 
 Progress
 --------
-lm-eval hands all requests of one type (log-likelihood, then generation) to the model in
-one call and reorders them by length, so the runner watches the model itself: the
-``cache_hook`` every lm-eval model calls once per finished request is replaced by
-:class:`ProgressTracker`, which maps each request back to its task and logs, every
-``progress_interval_s``, the phase, requests done of the total, the task being worked
-on, elapsed time and an ETA.  It also attributes wall time and tokens to tasks, which
-the benchmark reports.
+lm-eval hands all requests of one type to the model in one call, so the runner watches the
+model itself: its ``cache_hook`` is replaced by :class:`backend.progress.ProgressTracker`
+(progress lines with an ETA, the stall watchdog's beats, wall time and tokens per task for
+the benchmark).
 """
 
 from __future__ import annotations
@@ -40,7 +37,6 @@ import os
 import platform
 import random
 import time
-from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -54,6 +50,7 @@ from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
+from backend.progress import ProgressTracker, fmt_s
 from eval_queue.errors import EvalitaError
 from leaderboard.schema import RunInfo
 
@@ -86,202 +83,6 @@ class HarnessOutput:
     architecture: str | None = None
     progress: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
-
-
-# --------------------------------------------------------------------------- progress
-
-
-def _fmt_s(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
-
-
-class EtaModel:
-    """Seconds left in a phase, from the time its finished requests took: ``t ≈ a·work + b·requests``.
-
-    lm-eval runs the longest requests first, so requests per second measured early overstate
-    what is left (a 22-minute phase once showed a 2 h 31 m ETA); time per unit of work
-    (:meth:`ProgressTracker.work`) alone understates it, as every request also has a fixed
-    cost.  ``a`` and ``b`` are fitted by least squares over the windows between progress
-    lines; until three windows are in, or if the fit is not positive, time ∝ work.
-    """
-
-    MIN_WINDOWS = 3
-
-    def __init__(self) -> None:
-        self._sums = [0.0] * 5  # Σw², Σwn, Σn², Σwt, Σnt
-        self._windows = 0
-
-    def add_window(self, seconds: float, work: float, requests: int) -> None:
-        w, n, t = work, float(requests), seconds
-        for index, value in enumerate((w * w, w * n, n * n, w * t, n * t)):
-            self._sums[index] += value
-        self._windows += 1
-
-    def seconds_left(self, work_left: float, requests_left: int, elapsed: float, work_done: float) -> float:
-        ww, wn, nn, wt, nt = self._sums
-        det = ww * nn - wn * wn
-        if self._windows >= self.MIN_WINDOWS and det > 1e-9 * ww * nn:
-            a, b = (wt * nn - nt * wn) / det, (nt * ww - wt * wn) / det
-            if a >= 0 and b >= 0:
-                return a * work_left + b * requests_left
-        return elapsed * work_left / work_done
-
-
-class ProgressTracker:
-    """Stands in for an lm-eval model's ``cache_hook``: counts finished requests per task.
-
-    lm-eval models call ``cache_hook.add_partial(kind, key, result)`` once per request,
-    whatever order they process them in; ``key`` is ``(context, continuation)`` for a
-    log-likelihood and ``(context, gen_kwargs)`` for a generation.
-    """
-
-    def __init__(
-        self,
-        interval_s: float = 30.0,
-        clock: Callable[[], float] = time.monotonic,
-        on_progress: Callable[[str], None] | None = None,
-    ) -> None:
-        self.interval_s = interval_s
-        self._clock = clock
-        # Told of every finished request (the worker's stall watchdog): where the run is.
-        self._on_progress = on_progress
-        self.phase = ""
-        self.total = 0
-        self.done = 0
-        # request key → [(task, work)] of the requests not yet done (several may share a key).
-        self._owner: dict[Any, list[tuple[str, float]]] = {}
-        self._work_total = 0.0
-        self._work_done = 0.0
-        self._task_total: Counter[str] = Counter()
-        self._task_done: Counter[str] = Counter()
-        self.task_seconds: defaultdict[str, float] = defaultdict(float)
-        self.task_requests: Counter[str] = Counter()
-        self.phase_seconds: dict[str, float] = {}
-        self.phase_requests: dict[str, int] = {}
-        self._phase_start = 0.0
-        self._last_event = 0.0
-        self._last_log = 0.0
-        self._eta = EtaModel()
-        self._logged = (0.0, 0.0, 0)  # time, work done, requests done at the last progress line
-        self._current = ""
-
-    @staticmethod
-    def _key(kind: str, args: tuple[Any, ...]) -> Any:
-        if kind == "generate_until":
-            return (kind, args[0])
-        return (kind, tuple(args))
-
-    @staticmethod
-    def work(kind: str, args: tuple[Any, ...]) -> float:
-        """How big a request is, for the ETA (:class:`EtaModel`).
-
-        A log-likelihood: its length (context + continuation, in characters); a generation:
-        its decoding steps, bounded by ``max_gen_toks`` (lm-eval's default 256).
-        """
-        if kind == "generate_until":
-            options = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
-            return float(options.get("max_gen_toks") or 256)
-        return float(sum(len(str(arg)) for arg in args[:2])) or 1.0
-
-    def start_phase(self, kind: str, requests: Sequence[Any]) -> None:
-        """Called with the Instances of one request type before the model sees them."""
-        self._finish_phase()
-        self.phase, self.total, self.done = kind, len(requests), 0
-        self._owner = {}
-        self._work_total = self._work_done = 0.0
-        self._task_total = Counter()
-        self._task_done = Counter()
-        for request in requests:
-            name = getattr(request, "task_name", None) or "?"
-            work = self.work(kind, request.args)
-            self._owner.setdefault(self._key(kind, request.args), []).append((name, work))
-            self._work_total += work
-            self._task_total[name] += 1
-        now = self._clock()
-        self._phase_start = self._last_event = self._last_log = now
-        self._eta = EtaModel()
-        self._logged = (now, 0.0, 0)
-        if self._on_progress is not None:
-            self._on_progress(f"{kind}: starting {self.total} requests")
-        log.info("%s: %d requests from %d harness tasks", kind, self.total, len(self._task_total))
-        log.debug(
-            "%s requests per harness task: %s",
-            kind,
-            ", ".join(f"{name} {count}" for name, count in sorted(self._task_total.items())),
-        )
-
-    def add_partial(self, attr: str, req: Any, res: Any) -> None:
-        del res
-        if not self.phase:
-            return
-        key = (attr, req[0]) if attr == "generate_until" else (attr, tuple(req))
-        owners = self._owner.get(key)
-        name, work = owners.pop() if owners else (self._current or "?", 0.0)
-        self._work_done += work
-        now = self._clock()
-        self.task_seconds[name] += now - self._last_event
-        self.task_requests[name] += 1
-        self._last_event = now
-        self._current = name
-        self.done += 1
-        self._task_done[name] += 1
-        if self._on_progress is not None:
-            self._on_progress(f"{self.phase} {self.done}/{self.total} ({name})")
-        if now - self._last_log >= self.interval_s:
-            self._last_log = now
-            self.log_progress()
-
-    #: No ETA before this share of a phase's work is done (the first batch also warms the model up).
-    ETA_AFTER = 0.05
-
-    def log_progress(self) -> None:
-        now = self._clock()
-        elapsed = now - self._phase_start
-        then, work_then, done_then = self._logged
-        if now > then and self._work_done > work_then:
-            self._eta.add_window(now - then, self._work_done - work_then, self.done - done_then)
-        self._logged = (now, self._work_done, self.done)
-        left = max(self._work_total - self._work_done, 0.0)
-        eta = float("nan")
-        if self._work_done >= self.ETA_AFTER * self._work_total and elapsed > 0:
-            eta = self._eta.seconds_left(left, self.total - self.done, elapsed, self._work_done)
-        name = self._current
-        log.info(
-            "%s: %d/%d requests (%.0f%%), elapsed %s, ETA %s; working on %s (%d/%d)",
-            self.phase,
-            self.done,
-            self.total,
-            100.0 * self.done / max(self.total, 1),
-            _fmt_s(elapsed),
-            _fmt_s(eta) if eta == eta else "(estimating)",
-            name,
-            self._task_done[name],
-            self._task_total[name],
-        )
-
-    def _finish_phase(self) -> None:
-        if self.phase:
-            elapsed = self._clock() - self._phase_start
-            self.phase_seconds[self.phase] = self.phase_seconds.get(self.phase, 0.0) + elapsed
-            self.phase_requests[self.phase] = self.phase_requests.get(self.phase, 0) + self.total
-            log.info("%s: %d/%d requests done in %s", self.phase, self.done, self.total, _fmt_s(elapsed))
-            if self._on_progress is not None:
-                self._on_progress(f"{self.phase} done; then scoring (metrics, bootstrap stderr)")
-            self.phase = ""
-
-    def close(self) -> None:
-        self._finish_phase()
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "phase_seconds": dict(self.phase_seconds),
-            "phase_requests": dict(self.phase_requests),
-            "task_seconds": dict(self.task_seconds),
-            "task_requests": dict(self.task_requests),
-        }
 
 
 @dataclass
@@ -591,7 +392,7 @@ def run_harness(
         versions=_versions(),
         model_load_s=round(model_load_s, 3),
     )
-    log.info("harness finished in %s (model load %s)", _fmt_s(duration), _fmt_s(model_load_s))
+    log.info("harness finished in %s (model load %s)", fmt_s(duration), fmt_s(model_load_s))
     return HarnessOutput(
         results=dict(output.get("results", {})),
         n_samples={k: dict(v) for k, v in output.get("n-samples", {}).items()},

@@ -16,7 +16,7 @@ while the track's runner (:mod:`backend.tracks`) evaluates it, then
   its lease expires.
 
 Signals: while the runner works, SIGTERM/SIGINT (and the heartbeat's and the watchdog's
-SIGUSR1) raise in the main thread (:class:`_SignalGate`).  Processes the harness forks
+SIGUSR1) raise in the main thread (:class:`SignalGate`).  Processes the harness forks
 (lm-eval's bootstrap ``multiprocessing.Pool``) must not inherit that Python-level
 handler: CPython drops a Python-level signal that reaches a child between ``fork()`` and
 its after-fork reinitialisation, so ``Pool.terminate()``'s SIGTERM could be lost and
@@ -32,17 +32,15 @@ from __future__ import annotations
 
 import collections
 import logging
-import os
-import signal
 import tempfile
 import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from backend.config import ExitCode, Outcome, WorkerConfig
+from backend.signals import GATED_SIGNALS, SignalGate, WorkerInterrupted, disarm, signal_gate
 from backend.tracks import Evaluation, Progress, RunContext, StageError, TrackRunner, runner_for
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
 from eval_queue.queue import RequestQueue
@@ -52,10 +50,9 @@ from eval_queue.storage import Stores
 log = logging.getLogger(__name__)
 
 LOG_TAIL_LINES = 30
-#: The signals the gate turns into exceptions (SIGUSR1: the heartbeat's and the watchdog's).
-GATED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
 
 __all__ = [
+    "GATED_SIGNALS",
     "Evaluation",
     "ExitCode",
     "Outcome",
@@ -63,15 +60,8 @@ __all__ = [
     "WorkerConfig",
     "failure_reason",
     "run_once",
+    "signal_gate",
 ]
-
-
-class WorkerInterrupted(BaseException):  # like KeyboardInterrupt: not an error
-    """Raised in the main thread by SIGTERM/SIGINT so that the run unwinds and releases."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 class _LeaseLostSignal(BaseException):  # control flow: `except Exception` must not catch it
@@ -148,7 +138,7 @@ class Heartbeat:
     """
 
     def __init__(
-        self, queue: RequestQueue, request_id: str, config: WorkerConfig, gate: _SignalGate | None
+        self, queue: RequestQueue, request_id: str, config: WorkerConfig, gate: SignalGate | None
     ) -> None:
         self._queue = queue
         self._request_id = request_id
@@ -194,7 +184,7 @@ class StallWatchdog:
     reason naming where the run was.
     """
 
-    def __init__(self, progress: Progress, stall_s: float, gate: _SignalGate | None) -> None:
+    def __init__(self, progress: Progress, stall_s: float, gate: SignalGate | None) -> None:
         self._progress = progress
         self._stall_s = stall_s
         self._gate = gate
@@ -224,130 +214,6 @@ class StallWatchdog:
                 assert self._gate is not None
                 self._gate.interrupt(_StalledSignal(self.reason))
                 return
-
-
-# --------------------------------------------------------------------------- signals
-
-
-class _SignalGate:
-    """Turns SIGTERM/SIGINT, and the heartbeat's and watchdog's interruptions, into exceptions in the main thread.
-
-    Armed while the evaluation runs; disarmed once it is over (publishing, failing,
-    releasing must not be cut short), when a signal only records that a stop was asked.
-    """
-
-    def __init__(self) -> None:
-        self.armed = False
-        self.pending: int | None = None
-        self._owner_pid = os.getpid()
-        self._interruption: BaseException | None = None
-        self._lock = threading.Lock()
-
-    def interrupt(self, exc: BaseException) -> None:
-        """From another thread: raise ``exc`` in the main thread if the run is still going."""
-        with self._lock:
-            if self._interruption is None:
-                self._interruption = exc
-        os.kill(os.getpid(), signal.SIGUSR1)
-
-    def interrupted(self, signum: int, _frame: Any) -> None:
-        if os.getpid() != self._owner_pid:
-            # A process forked without os.fork's hooks inherited this handler; its parent
-            # stops it with SIGTERM, which must simply end it.
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-            return
-        if not self.armed:
-            self.pending = self.pending or signum
-            log.warning("%s received: finishing the current step first", signal.Signals(signum).name)
-            return
-        self.armed = False
-        raise WorkerInterrupted(signum)
-
-    def from_thread(self, _signum: int, _frame: Any) -> None:
-        if os.getpid() != self._owner_pid:
-            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGUSR1)
-            return
-        with self._lock:
-            exc = self._interruption
-        if self.armed and exc is not None:
-            self.armed = False
-            raise exc
-
-
-class _ForkSignalReset:
-    """``os.register_at_fork`` hooks: a process forked while a gate is installed starts with the
-    default dispositions of :data:`GATED_SIGNALS`, and none of them can be lost on the way.
-
-    ``before`` blocks the signals in the forking thread; the child, whose mask is
-    inherited, sets ``SIG_DFL`` and only then unblocks them, so a SIGTERM sent to it at
-    any moment stays pending until it kills the process (no Python code has to run); the
-    parent restores its mask, and a signal that came meanwhile is handled as usual.
-    Registered once per process (hooks cannot be unregistered); inactive without a gate.
-    """
-
-    def __init__(self) -> None:
-        self.active = False
-        self._saved = threading.local()
-        self._registered = False
-
-    def register(self) -> None:
-        if not self._registered:
-            os.register_at_fork(
-                before=self._before,
-                after_in_parent=self._after_in_parent,
-                after_in_child=self._after_in_child,
-            )
-            self._registered = True
-
-    def _before(self) -> None:
-        self._saved.mask = signal.pthread_sigmask(signal.SIG_BLOCK, GATED_SIGNALS) if self.active else None
-
-    def _after_in_parent(self) -> None:
-        mask = getattr(self._saved, "mask", None)
-        if mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            self._saved.mask = None
-
-    def _after_in_child(self) -> None:
-        mask = getattr(self._saved, "mask", None)
-        if mask is None:
-            return
-        self.active = False
-        for signum in GATED_SIGNALS:
-            signal.signal(signum, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-
-
-#: Process-wide, like the signal dispositions it manages.
-_FORK_RESET = _ForkSignalReset()
-
-
-@contextmanager
-def signal_gate() -> Iterator[_SignalGate | None]:
-    """Install a :class:`_SignalGate` (main thread only; elsewhere signals cannot be handled)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield None
-        return
-    gate = _SignalGate()
-    previous = {s: signal.getsignal(s) for s in GATED_SIGNALS}
-    _FORK_RESET.register()
-    signal.signal(signal.SIGTERM, gate.interrupted)
-    signal.signal(signal.SIGINT, gate.interrupted)
-    signal.signal(signal.SIGUSR1, gate.from_thread)
-    _FORK_RESET.active = True
-    try:
-        yield gate
-    finally:
-        _FORK_RESET.active = False
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-def _disarm(gate: _SignalGate | None) -> None:
-    if gate is not None:
-        gate.armed = False
 
 
 # --------------------------------------------------------------------------- one job
@@ -385,7 +251,7 @@ def run_once(
         watchdog = StallWatchdog(progress, config.stall_s, gate)
 
         def stop_threads() -> None:
-            _disarm(gate)
+            disarm(gate)
             watchdog.stop()
             heartbeat.stop()
 
@@ -397,7 +263,7 @@ def run_once(
                 if gate is not None:
                     gate.armed = True
                 evaluation = runner(request, config, context)
-                _disarm(gate)
+                disarm(gate)
                 watchdog.stop()
             if heartbeat.lost:
                 raise _LeaseLostSignal()

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from backend.worker import signal_gate
+from backend.signals import signal_gate
 
 HANG_S = 60.0
 

@@ -42,7 +42,7 @@ def test_a_process_forked_under_the_gate_starts_with_default_signal_dispositions
     import multiprocessing
     import signal
 
-    from backend.worker import GATED_SIGNALS, signal_gate
+    from backend.signals import GATED_SIGNALS, signal_gate
 
     def report(conn: object) -> None:
         conn.send([signal.getsignal(s) == signal.SIG_DFL for s in GATED_SIGNALS])  # type: ignore[attr-defined]

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from backend.progress import ProgressTracker
 from backend.runner import (
     HarnessError,
     ModelRef,
-    ProgressTracker,
     RunOptions,
     TaskFailedError,
     _name_failures,

@@ -426,7 +426,7 @@ def test_a_process_forked_during_the_run_dies_quietly_on_sigterm() -> None:
     # of the signal) could leave a pool lock held and hang the whole run.
     import multiprocessing
 
-    from backend.worker import signal_gate
+    from backend.signals import signal_gate
 
     with signal_gate() as gate:
         assert gate is not None

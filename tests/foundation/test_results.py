@@ -385,3 +385,24 @@ def test_every_registered_results_entry_loads_as_its_tracks_entry() -> None:
     assert set(registry.tracks) == set(RESULTS_TRACKS) and Track.EVALITA in registry.tracks
     for entry in registry:
         assert entry.track in RESULTS_TRACKS
+
+
+def test_runs_show_what_ran_precision_asked_bootstrap_draws_and_subset(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    results = paper_results("LLM-1", 0)
+    results.model.precision = "float32"
+    results.run = results.run.model_copy(
+        update={
+            "dtype": "float32",
+            "requested_precision": "bfloat16",
+            "bootstrap_iters": 1000,
+            "max_gen_toks": 64,
+            "device": "cpu",
+            "tasks": ["wic", "sa"],
+        }
+    )
+    _write(store, results, "2025-01-01T01:00:00Z")
+    run = load_results(store).runs.iloc[0]
+    assert (run["precision"], run["dtype"], run["requested_precision"]) == ("float32", "float32", "bfloat16")
+    assert (run["bootstrap_iters"], run["max_gen_toks"], run["device"]) == (1000, 64, "cpu")
+    assert run["tasks"] == ["wic", "sa"] and not run["comparable"]
