@@ -26,35 +26,36 @@ def fmt_s(seconds: float) -> str:
 
 
 class EtaModel:
-    """Seconds left in a phase, from the time its finished requests took: ``t ≈ a·work + b·requests``.
+    """Seconds left in a phase, from the time its finished requests took: ``t ≈ a·size + b·steps``.
 
     lm-eval runs the longest requests first, so requests per second measured early overstate
-    what is left (a 22-minute phase once showed a 2 h 31 m ETA); time per unit of work
-    (:meth:`ProgressTracker.work`) alone understates it, as every request also has a fixed
-    cost.  ``a`` and ``b`` are fitted by least squares over the windows between progress
-    lines; until three windows are in, or if the fit is not positive, time ∝ work.
+    what is left (a 22-minute phase once showed a 2 h 31 m ETA), and time per character alone
+    understates it.  Each request has a *size* (characters the model reads) and *steps* (1 for a
+    log-likelihood: its fixed cost; ``max_gen_toks`` for a generation: its decoding steps) —
+    :meth:`ProgressTracker.cost`.  ``a`` and ``b`` are fitted by least squares over the windows
+    between progress lines; until three windows are in, or if the fit is not positive, time ∝ size.
     """
 
     MIN_WINDOWS = 3
 
     def __init__(self) -> None:
-        self._sums = [0.0] * 5  # Σw², Σwn, Σn², Σwt, Σnt
+        self._sums = [0.0] * 5  # Σs², Σsk, Σk², Σst, Σkt
         self._windows = 0
 
-    def add_window(self, seconds: float, work: float, requests: int) -> None:
-        w, n, t = work, float(requests), seconds
-        for index, value in enumerate((w * w, w * n, n * n, w * t, n * t)):
+    def add_window(self, seconds: float, size: float, steps: float) -> None:
+        t = seconds
+        for index, value in enumerate((size * size, size * steps, steps * steps, size * t, steps * t)):
             self._sums[index] += value
         self._windows += 1
 
-    def seconds_left(self, work_left: float, requests_left: int, elapsed: float, work_done: float) -> float:
-        ww, wn, nn, wt, nt = self._sums
-        det = ww * nn - wn * wn
-        if self._windows >= self.MIN_WINDOWS and det > 1e-9 * ww * nn:
-            a, b = (wt * nn - nt * wn) / det, (nt * ww - wt * wn) / det
+    def seconds_left(self, size_left: float, steps_left: float, elapsed: float, size_done: float) -> float:
+        ss, sk, kk, st, kt = self._sums
+        det = ss * kk - sk * sk
+        if self._windows >= self.MIN_WINDOWS and det > 1e-9 * ss * kk:
+            a, b = (st * kk - kt * sk) / det, (kt * ss - st * sk) / det
             if a >= 0 and b >= 0:
-                return a * work_left + b * requests_left
-        return elapsed * work_left / work_done
+                return a * size_left + b * steps_left
+        return elapsed * size_left / size_done
 
 
 class ProgressTracker:
@@ -78,10 +79,10 @@ class ProgressTracker:
         self.phase = ""
         self.total = 0
         self.done = 0
-        # request key → [(task, work)] of the requests not yet done (several may share a key).
-        self._owner: dict[Any, list[tuple[str, float]]] = {}
-        self._work_total = 0.0
-        self._work_done = 0.0
+        # request key → [(task, size, steps)] of the requests not yet done (several may share a key).
+        self._owner: dict[Any, list[tuple[str, float, float]]] = {}
+        self._total_cost = (0.0, 0.0)  # size, steps of the phase (see :meth:`cost`)
+        self._done_cost = (0.0, 0.0)
         self._task_total: Counter[str] = Counter()
         self._task_done: Counter[str] = Counter()
         self.task_seconds: defaultdict[str, float] = defaultdict(float)
@@ -92,7 +93,7 @@ class ProgressTracker:
         self._last_event = 0.0
         self._last_log = 0.0
         self._eta = EtaModel()
-        self._logged = (0.0, 0.0, 0)  # time, work done, requests done at the last progress line
+        self._logged = (0.0, 0.0, 0.0)  # time, size and steps done at the last progress line
         self._current = ""
 
     @staticmethod
@@ -102,35 +103,38 @@ class ProgressTracker:
         return (kind, tuple(args))
 
     @staticmethod
-    def work(kind: str, args: tuple[Any, ...]) -> float:
-        """How big a request is, for the ETA (:class:`EtaModel`).
+    def cost(kind: str, args: tuple[Any, ...]) -> tuple[float, float]:
+        """``(size, steps)`` of a request, for the ETA (:class:`EtaModel`).
 
-        A log-likelihood: its length (context + continuation, in characters); a generation:
-        its decoding steps, bounded by ``max_gen_toks`` (lm-eval's default 256).
+        size: the characters the model reads (context, and a log-likelihood's continuation);
+        steps: 1 for a log-likelihood, the decoding steps of a generation, bounded by its
+        ``max_gen_toks`` (lm-eval's default 256).
         """
         if kind == "generate_until":
             options = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
-            return float(options.get("max_gen_toks") or 256)
-        return float(sum(len(str(arg)) for arg in args[:2])) or 1.0
+            return float(len(str(args[0]))), float(options.get("max_gen_toks") or 256)
+        return float(sum(len(str(arg)) for arg in args[:2])) or 1.0, 1.0
 
     def start_phase(self, kind: str, requests: Sequence[Any]) -> None:
         """Called with the Instances of one request type before the model sees them."""
         self._finish_phase()
         self.phase, self.total, self.done = kind, len(requests), 0
         self._owner = {}
-        self._work_total = self._work_done = 0.0
         self._task_total = Counter()
         self._task_done = Counter()
+        size_total = steps_total = 0.0
         for request in requests:
             name = getattr(request, "task_name", None) or "?"
-            work = self.work(kind, request.args)
-            self._owner.setdefault(self._key(kind, request.args), []).append((name, work))
-            self._work_total += work
+            size, steps = self.cost(kind, request.args)
+            self._owner.setdefault(self._key(kind, request.args), []).append((name, size, steps))
+            size_total += size
+            steps_total += steps
             self._task_total[name] += 1
+        self._total_cost, self._done_cost = (size_total, steps_total), (0.0, 0.0)
         now = self._clock()
         self._phase_start = self._last_event = self._last_log = now
         self._eta = EtaModel()
-        self._logged = (now, 0.0, 0)
+        self._logged = (now, 0.0, 0.0)
         if self._on_progress is not None:
             self._on_progress(f"{kind}: starting {self.total} requests")
         log.info("%s: %d requests from %d harness tasks", kind, self.total, len(self._task_total))
@@ -146,8 +150,8 @@ class ProgressTracker:
             return
         key = (attr, req[0]) if attr == "generate_until" else (attr, tuple(req))
         owners = self._owner.get(key)
-        name, work = owners.pop() if owners else (self._current or "?", 0.0)
-        self._work_done += work
+        name, size, steps = owners.pop() if owners else (self._current or "?", 0.0, 0.0)
+        self._done_cost = (self._done_cost[0] + size, self._done_cost[1] + steps)
         now = self._clock()
         self.task_seconds[name] += now - self._last_event
         self.task_requests[name] += 1
@@ -167,14 +171,16 @@ class ProgressTracker:
     def log_progress(self) -> None:
         now = self._clock()
         elapsed = now - self._phase_start
-        then, work_then, done_then = self._logged
-        if now > then and self._work_done > work_then:
-            self._eta.add_window(now - then, self._work_done - work_then, self.done - done_then)
-        self._logged = (now, self._work_done, self.done)
-        left = max(self._work_total - self._work_done, 0.0)
+        then, size_then, steps_then = self._logged
+        size_done, steps_done = self._done_cost
+        if now > then and size_done > size_then:
+            self._eta.add_window(now - then, size_done - size_then, steps_done - steps_then)
+        self._logged = (now, size_done, steps_done)
+        size_left = max(self._total_cost[0] - size_done, 0.0)
+        steps_left = max(self._total_cost[1] - steps_done, 0.0)
         eta = float("nan")
-        if self._work_done >= self.ETA_AFTER * self._work_total and elapsed > 0:
-            eta = self._eta.seconds_left(left, self.total - self.done, elapsed, self._work_done)
+        if size_done >= self.ETA_AFTER * self._total_cost[0] and elapsed > 0:
+            eta = self._eta.seconds_left(size_left, steps_left, elapsed, size_done)
         name = self._current
         log.info(
             "%s: %d/%d requests (%.0f%%), elapsed %s, ETA %s; working on %s (%d/%d)",

@@ -116,10 +116,32 @@ def test_the_eta_weighs_requests_by_their_size_as_lm_eval_runs_the_longest_first
     assert last.endswith(f"ETA 0m{int(left):02d}s; working on te_p1 (2/8)")
 
 
-def test_a_generation_costs_its_decoding_steps() -> None:
-    assert ProgressTracker.work("generate_until", ("ctx", {"max_gen_toks": 64})) == 64
-    assert ProgressTracker.work("generate_until", ("ctx", {"until": ["</s>"]})) == 256
-    assert ProgressTracker.work("loglikelihood", ("abc", " d")) == 5
+def test_a_request_costs_what_it_reads_and_its_decoding_steps() -> None:
+    assert ProgressTracker.cost("generate_until", ("ctx", {"max_gen_toks": 64})) == (3, 64)
+    assert ProgressTracker.cost("generate_until", ("ctx", {"until": ["</s>"]})) == (3, 256)
+    assert ProgressTracker.cost("loglikelihood", ("abc", " d")) == (5, 1)
+
+
+def test_the_eta_of_generations_learns_prefill_and_decoding(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="backend.runner")
+    clock = Clock()
+    tracker = ProgressTracker(interval_s=0, clock=clock)
+    # Long articles first (summaries), then short contexts with a smaller cap.
+    shapes = [(3000, 128), (2800, 128), (2500, 128), (2200, 128), (400, 32), (300, 32), (200, 32), (100, 32)]
+    cost = [0.002 * size + 0.05 * steps for size, steps in shapes]
+    requests = [
+        FakeInstance("sum_p1", ("x" * size, {"max_gen_toks": steps, "until": ["</s>"]}))
+        for size, steps in shapes
+    ]
+    tracker.start_phase("generate_until", requests)
+    for request, seconds in zip(requests[:5], cost, strict=False):
+        clock.now += seconds
+        tracker.add_partial("generate_until", request.args, "summary")
+
+    last = [r.getMessage() for r in caplog.records if "ETA" in r.getMessage()][-1]
+    eta = re.search(r"ETA 0m(\d\d)s", last)
+    assert eta is not None, last
+    assert abs(int(eta[1]) - sum(cost[5:])) <= 1  # 6 s left
 
 
 def test_the_eta_learns_the_fixed_cost_of_each_request(caplog: pytest.LogCaptureFixture) -> None:
