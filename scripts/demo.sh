@@ -39,7 +39,8 @@ $PY -m eval_queue list
 echo "== ranking (python -m leaderboard export --format table; CPS per task, 0-100)"
 $PY -m leaderboard export --format table --include-noncomparable
 cat <<EOF
-   What ran: $MODEL, zero-shot only (the 5-shot views stay empty), $what,
+   What ran: $MODEL, zero-shot only (the 5-shot views stay empty),
+   $what,
    on the project's bundled sample data (a few items per task, not the official test sets).
    Such a run is labelled sample/limited and never ranked beside full runs on the official
    data: its rank is empty ("-"); the UI lists it when non-comparable runs are shown.
