@@ -13,14 +13,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from backend.config import ExitCode
 from backend.data import SAMPLE_DATA_DIR
-from eval_queue.requests import EvalRequest, Status
+from eval_queue.queue import RequestQueue
+from eval_queue.requests import EvalRequest, Status, utc_now
 from leaderboard.schema import DetailRecord, ResultsFile
 from leaderboard.suite import SUITE, TaskKind
 from tests.backend.conftest import REPO_ROOT, Deployment, read_lines_until, status_is, wait_for
@@ -179,7 +180,7 @@ def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
     deployment: Deployment, tiny_model: TinyModel, cleanup_processes: list[subprocess.Popen[str]]
 ) -> None:
     request = deployment.submit(tiny_model.model_id, tiny_model.revision)
-    worker = deployment.start_worker("--once", "--lease-s", "3", *FAST)
+    worker = deployment.start_worker("--once", "--lease-s", "600", *FAST)
     cleanup_processes.append(worker)
     wait_for(status_is(deployment, request, Status.RUNNING), timeout=60, what="the claim")
 
@@ -187,8 +188,9 @@ def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
     worker.wait(timeout=30)
 
     assert deployment.queue.claim_next("second-worker", 60) is None  # lease still valid
-    time.sleep(3.5)
-    again = deployment.queue.claim_next("second-worker", 60)
+    # Ten minutes later (the queue's clock, not a sleep: load-proof), the lease has expired.
+    later = RequestQueue(deployment.stores.requests, clock=lambda: utc_now() + timedelta(seconds=601))
+    again = later.claim_next("second-worker", 60)
     assert again is not None and again.request_id == request.request_id
     assert (again.claimed_by, again.attempts) == ("second-worker", 1)
 
