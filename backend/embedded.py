@@ -27,13 +27,13 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
 
 from eval_queue.errors import EvalitaError
+from eval_queue.settings import hub_cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -80,22 +80,6 @@ class InstalledModel:
     revision: str
     snapshot: Path
     created: bool  # False when the entry was already complete (nothing done)
-
-
-def hub_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The hub cache folder ``huggingface_hub`` uses, resolved the same way it does.
-
-    ``HF_HUB_CACHE`` (or the older ``HUGGINGFACE_HUB_CACHE``) wins, then ``HF_HOME/hub``,
-    then ``$XDG_CACHE_HOME/huggingface/hub``, then ``~/.cache/huggingface/hub``.
-    """
-    env = os.environ if env is None else env
-    for key in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
-        if env.get(key):
-            return Path(env[key]).expanduser()
-    if env.get("HF_HOME"):
-        return Path(env["HF_HOME"]).expanduser() / "hub"
-    xdg = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg).expanduser() / "huggingface" / "hub"
 
 
 def repo_cache_dir(cache_dir: Path, model_id: str) -> Path:
@@ -224,7 +208,7 @@ def _convert_gguf(gguf: Path, out_dir: Path, revision: str) -> None:
 
 def install_embedded(cache_dir: Path | None = None, *, gguf: Path | None = None) -> InstalledModel:
     """Install the embedded model into the hub cache (idempotent; a no-op when complete)."""
-    cache_dir = hub_cache_dir() if cache_dir is None else cache_dir
+    cache_dir = hub_cache_dir(os.environ) if cache_dir is None else cache_dir
     gguf = find_gguf() if gguf is None else gguf
     revision = file_sha1(gguf)
     repo_dir = repo_cache_dir(cache_dir, EMBEDDED_MODEL_ID)

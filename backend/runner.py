@@ -4,10 +4,11 @@ This is the only module of the project that imports ``lm_eval`` and ``torch`` at
 level (ARCHITECTURE.md); the worker imports it lazily, when it has a request to run.
 
 :func:`run_harness` loads the model once for all tasks, runs them with fixed seeds and
-returns the harness output untouched (:class:`HarnessOutput`) together with a record of
-exactly what ran (:class:`RunRecord`: harness version, model arguments — never a token —,
-backend, batch size, chat-template use, hardware, wall time).  :mod:`backend.convert`
-turns that into the results file.
+returns the harness output untouched (:class:`HarnessOutput`) together with the results
+file's ``run`` block as far as the harness knows it (a :class:`~leaderboard.schema.RunInfo`:
+harness version, model arguments — never a token —, backend, dtype as run and precision
+as asked, batch size, chat-template use, bootstrap draws, hardware, wall time); the worker
+adds where the data came from and who ran it, and :mod:`backend.convert` builds the file.
 
 Backends
 --------
@@ -23,13 +24,10 @@ scores irreproducible.  Imported lazily; a clear error says how to install it.
 
 Progress
 --------
-lm-eval hands all requests of one type (log-likelihood, then generation) to the model in
-one call and reorders them by length, so the runner watches the model itself: the
-``cache_hook`` every lm-eval model calls once per finished request is replaced by
-:class:`ProgressTracker`, which maps each request back to its task and logs, every
-``progress_interval_s``, the phase, requests done of the total, the task being worked
-on, elapsed time and an ETA.  It also attributes wall time and tokens to tasks, which
-the benchmark reports.
+lm-eval hands all requests of one type to the model in one call, so the runner watches the
+model itself: its ``cache_hook`` is replaced by :class:`backend.progress.ProgressTracker`
+(progress lines with an ETA, the stall watchdog's beats, wall time and tokens per task for
+the benchmark).
 """
 
 from __future__ import annotations
@@ -39,7 +37,6 @@ import os
 import platform
 import random
 import time
-from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -53,7 +50,9 @@ from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
+from backend.progress import ProgressTracker, fmt_s
 from eval_queue.errors import EvalitaError
+from leaderboard.schema import RunInfo
 
 log = logging.getLogger(__name__)
 
@@ -68,166 +67,25 @@ __all__ = ["BACKENDS", "CPU_BATCH_SIZE", "HarnessError", "ModelRef", "RunOptions
 
 
 @dataclass
-class RunRecord:
-    """What ran, for the results file's ``run`` block (no secrets in here)."""
-
-    harness: str
-    backend: str
-    model_args: str
-    device: str
-    dtype: str
-    batch_size: str | int
-    batch_size_used: list[int] = field(default_factory=list)
-    chat_template: bool = False
-    num_fewshot: int = 0
-    limit: int | float | None = None
-    bootstrap_iters: int = 0
-    max_gen_toks: int | None = None
-    seeds: dict[str, int] = field(default_factory=dict)
-    hardware: str = ""
-    versions: dict[str, str] = field(default_factory=dict)
-    started_at: str = ""
-    finished_at: str = ""
-    duration_s: float = 0.0
-    model_load_s: float = 0.0
-    architecture: str | None = None
-    progress: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
 class HarnessOutput:
-    """``simple_evaluate``'s return value plus the record of the run."""
+    """``simple_evaluate``'s return value plus what ran.
+
+    ``results``: ``{harness task: {"<metric>,none": float, …}}``; ``n_samples``:
+    ``{harness task: {"original": int, "effective": int}}``; ``samples``: per-sample
+    outputs by harness task; ``run``: the run block as the harness knows it;
+    ``progress``: wall time and tokens per phase and task (for benchmarks).
+    """
 
     results: dict[str, dict[str, Any]]
     n_samples: dict[str, dict[str, int]]
     samples: dict[str, list[dict[str, Any]]]
-    record: RunRecord
+    run: RunInfo
+    architecture: str | None = None
+    progress: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     # What the model class itself reports about the run (its ``run_report()``, if it has
     # one), e.g. the long-context model's truncation and prefix-reuse statistics.
     model_report: dict[str, Any] = field(default_factory=dict)
-
-
-# --------------------------------------------------------------------------- progress
-
-
-def _fmt_s(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
-
-
-class ProgressTracker:
-    """Stands in for an lm-eval model's ``cache_hook``: counts finished requests per task.
-
-    lm-eval models call ``cache_hook.add_partial(kind, key, result)`` once per request,
-    whatever order they process them in; ``key`` is ``(context, continuation)`` for a
-    log-likelihood and ``(context, gen_kwargs)`` for a generation.
-    """
-
-    def __init__(self, interval_s: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.interval_s = interval_s
-        self._clock = clock
-        self.phase = ""
-        self.total = 0
-        self.done = 0
-        self._owner: dict[Any, list[str]] = {}
-        self._task_total: Counter[str] = Counter()
-        self._task_done: Counter[str] = Counter()
-        self.task_seconds: defaultdict[str, float] = defaultdict(float)
-        self.task_requests: Counter[str] = Counter()
-        self.phase_seconds: dict[str, float] = {}
-        self.phase_requests: dict[str, int] = {}
-        self._phase_start = 0.0
-        self._last_event = 0.0
-        self._last_log = 0.0
-        self._current = ""
-
-    @staticmethod
-    def _key(kind: str, args: tuple[Any, ...]) -> Any:
-        if kind == "generate_until":
-            return (kind, args[0])
-        return (kind, tuple(args))
-
-    def start_phase(self, kind: str, requests: Sequence[Any]) -> None:
-        """Called with the Instances of one request type before the model sees them."""
-        self._finish_phase()
-        self.phase, self.total, self.done = kind, len(requests), 0
-        self._owner = {}
-        self._task_total = Counter()
-        self._task_done = Counter()
-        for request in requests:
-            name = getattr(request, "task_name", None) or "?"
-            self._owner.setdefault(self._key(kind, request.args), []).append(name)
-            self._task_total[name] += 1
-        now = self._clock()
-        self._phase_start = self._last_event = self._last_log = now
-        log.info(
-            "%s: %d requests from %d tasks (%s)",
-            kind,
-            self.total,
-            len(self._task_total),
-            ", ".join(f"{name} {count}" for name, count in sorted(self._task_total.items())),
-        )
-
-    def add_partial(self, attr: str, req: Any, res: Any) -> None:
-        del res
-        if not self.phase:
-            return
-        key = (attr, req[0]) if attr == "generate_until" else (attr, tuple(req))
-        owners = self._owner.get(key)
-        name = owners.pop() if owners else self._current or "?"
-        now = self._clock()
-        self.task_seconds[name] += now - self._last_event
-        self.task_requests[name] += 1
-        self._last_event = now
-        self._current = name
-        self.done += 1
-        self._task_done[name] += 1
-        if now - self._last_log >= self.interval_s:
-            self._last_log = now
-            self.log_progress()
-
-    def log_progress(self) -> None:
-        elapsed = self._clock() - self._phase_start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
-        name = self._current
-        log.info(
-            "%s: %d/%d requests (%.0f%%), elapsed %s, ETA %s; working on %s (%d/%d)",
-            self.phase,
-            self.done,
-            self.total,
-            100.0 * self.done / max(self.total, 1),
-            _fmt_s(elapsed),
-            _fmt_s(eta) if eta == eta else "?",
-            name,
-            self._task_done[name],
-            self._task_total[name],
-        )
-
-    def _finish_phase(self) -> None:
-        if self.phase:
-            elapsed = self._clock() - self._phase_start
-            self.phase_seconds[self.phase] = self.phase_seconds.get(self.phase, 0.0) + elapsed
-            self.phase_requests[self.phase] = self.phase_requests.get(self.phase, 0) + self.total
-            log.info("%s: %d/%d requests done in %s", self.phase, self.done, self.total, _fmt_s(elapsed))
-            self.phase = ""
-
-    def close(self) -> None:
-        self._finish_phase()
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "phase_seconds": dict(self.phase_seconds),
-            "phase_requests": dict(self.phase_requests),
-            "task_seconds": dict(self.task_seconds),
-            "task_requests": dict(self.task_requests),
-        }
 
 
 @dataclass
@@ -450,17 +308,25 @@ def run_harness(
     num_fewshot: int,
     options: RunOptions,
     *,
-    include_path: Path | str | None = None,
+    task_manager_kwargs: Mapping[str, Any] | None = None,
+    on_progress: Callable[[str], None] | None = None,
     log_samples: bool = True,
     model_class: str | None = None,
     model_kwargs: Mapping[str, Any] | None = None,
 ) -> HarnessOutput:
     """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call.
 
+    ``task_manager_kwargs`` builds lm-eval's ``TaskManager`` — pass a data override's
+    ``task_manager_kwargs()`` (its include folder *alone*, so a task missing from a local
+    override is unknown instead of read from the hub); None: the built-in tasks.
+    ``on_progress(note)`` is called whenever the harness makes progress (the worker's
+    stall watchdog); ``note`` says where the run is.
+
     ``model_class`` names a registered lm-eval model to use instead of ``options.backend``'s
     (a track's own subclass of it, e.g. the long-context track's book-cache ``hf`` model);
     ``model_kwargs`` are extra constructor arguments for it (never secrets: not recorded).
     """
+    beat = on_progress or (lambda _note: None)
     device = resolve_device(options.device)
     dtype = resolve_dtype(options, model.precision, device)
     batch_size = resolve_batch_size(options, device)
@@ -477,9 +343,10 @@ def run_harness(
         batch_size,
         device,
     )
+    beat("loading the model")
     lm = _load_model(model_args, options, device, batch_size, model_class, model_kwargs)
     model_load_s = time.perf_counter() - t0
-    tracker = ProgressTracker(options.progress_interval_s)
+    tracker = ProgressTracker(options.progress_interval_s, on_progress=beat)
     tokens = TokenCounter()
     _instrument(lm, tracker, tokens)
 
@@ -491,9 +358,11 @@ def run_harness(
     evaluator_log = logging.getLogger("lm_eval.evaluator")
     if not any(isinstance(f, _RoutineWarnings) for f in evaluator_log.filters):
         evaluator_log.addFilter(_RoutineWarnings())
-    task_manager = TaskManager(include_path=str(include_path) if include_path else None)
+    beat("loading the tasks")
+    task_manager = TaskManager(**dict(task_manager_kwargs or {}))
     tasks = _load_tasks(task_names, task_manager)
-    log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
+    log.info("running %d harness tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
+    beat("building the requests")
     output = lm_eval.simple_evaluate(
         model=lm,
         tasks=tasks,
@@ -514,39 +383,40 @@ def run_harness(
     tracker.close()
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
+    beat("done")
     duration = time.perf_counter() - t0
     finished = datetime.now(UTC)
-    progress = tracker.summary() | asdict(tokens)
-    record = RunRecord(
+    run = RunInfo(
+        num_fewshot=num_fewshot,
+        limit=options.limit,
         harness=f"lm-eval {lm_eval.__version__}",
         backend=model_class or options.backend,
         model_args=model_args,
-        device=device,
-        dtype=dtype,
         batch_size=batch_size,
-        batch_size_used=sorted(set(tokens.detected_batch_sizes))
-        or ([batch_size] if isinstance(batch_size, int) else []),
         chat_template=options.apply_chat_template,
-        num_fewshot=num_fewshot,
-        limit=options.limit,
-        bootstrap_iters=options.bootstrap_iters,
-        max_gen_toks=options.max_gen_toks,
-        seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
-        hardware=describe_hardware(device),
-        versions=_versions(),
         started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         finished_at=finished.strftime("%Y-%m-%dT%H:%M:%SZ"),
         duration_s=round(duration, 3),
+        hardware=describe_hardware(device),
+        device=device,
+        dtype=dtype,
+        requested_precision=model.precision,
+        batch_size_used=sorted(set(tokens.detected_batch_sizes))
+        or ([batch_size] if isinstance(batch_size, int) else []),
+        bootstrap_iters=options.bootstrap_iters,
+        max_gen_toks=options.max_gen_toks,
+        seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
+        versions=_versions(),
         model_load_s=round(model_load_s, 3),
-        architecture=_architecture(lm),
-        progress=progress,
     )
-    log.info("harness finished in %s (model load %s)", _fmt_s(duration), _fmt_s(model_load_s))
+    log.info("harness finished in %s (model load %s)", fmt_s(duration), fmt_s(model_load_s))
     return HarnessOutput(
         results=dict(output.get("results", {})),
         n_samples={k: dict(v) for k, v in output.get("n-samples", {}).items()},
         samples=dict(output.get("samples", {}) or {}),
-        record=record,
+        run=run,
+        architecture=_architecture(lm),
+        progress=tracker.summary() | asdict(tokens),
         raw=dict(output),
         model_report=dict(lm.run_report()) if hasattr(lm, "run_report") else {},
     )

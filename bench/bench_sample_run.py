@@ -41,7 +41,7 @@ log = logging.getLogger("bench")
 def _task_rows(task_ids: list[str], output: Any, wall: float | None) -> list[dict[str, Any]]:
     from leaderboard.suite import TASKS
 
-    progress = output.record.progress
+    progress = output.progress
     rows = []
     for task_id in task_ids:
         task = TASKS[task_id]
@@ -115,15 +115,20 @@ def main(argv: list[str] | None = None) -> int:
             names = [n for t in group for p in TASKS[t].prompts for n in p.harness_task_names]
             t0 = time.perf_counter()
             output = run_harness(
-                model, names, args.fewshot, options, include_path=override.include_path, log_samples=False
+                model,
+                names,
+                args.fewshot,
+                options,
+                task_manager_kwargs=override.task_manager_kwargs(),
+                log_samples=False,
             )
             wall = time.perf_counter() - t0
-            record = output.record
-            progress = record.progress
+            record = output.run
+            progress = output.progress
             run = {
                 "tasks": group,
                 "wall_s": wall,
-                "model_load_s": record.model_load_s,
+                "model_load_s": record.model_load_s or 0.0,
                 "forward_tokens": progress["forward_tokens"],
                 "generated_tokens": progress["generated_tokens"],
                 "loglikelihood_s": progress["phase_seconds"].get("loglikelihood", 0.0),
@@ -132,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
                 "batch_size_used": record.batch_size_used,
             }
             runs.append(run)
-            group_rows = _task_rows(group, output, None if args.single_call else wall - record.model_load_s)
+            group_rows = _task_rows(
+                group, output, None if args.single_call else wall - (record.model_load_s or 0.0)
+            )
             for row in group_rows:
                 if not args.single_call:
                     row.update(

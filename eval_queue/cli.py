@@ -16,6 +16,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from datetime import datetime
+from enum import StrEnum
 from typing import TextIO
 
 from eval_queue.errors import (
@@ -34,7 +35,6 @@ from eval_queue.requests import (
     EvalRequest,
     ModelType,
     Precision,
-    Status,
     parse_request_path,
     utc_now,
 )
@@ -44,6 +44,7 @@ from eval_queue.storage import open_stores
 from eval_queue.storage.paths import check_path
 from eval_queue.submission import SubmissionForm, submit
 from eval_queue.text import printable, shorten
+from eval_queue.vocabulary import ContextSetting, JudgeMode, Track
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--model-type", default=None, help=_choices(ModelType) + " (default: from the model card)"
     )
     add.add_argument("--submitted-by", default="anonymous", help="your Hub user name")
+    add.add_argument("--track", default=Track.EVALITA.value, help=_choices(Track) + " (default: evalita)")
+    add.add_argument(
+        "--tasks",
+        type=_comma_list,
+        default=None,
+        metavar="ID,ID",
+        help="evalita: only these task ids, e.g. wic,sa (a subset run: labelled, never ranked with full runs)",
+    )
+    add.add_argument(
+        "--context",
+        type=_comma_list,
+        default=None,
+        metavar="S,S",
+        help=f"long-context: only these settings ({_choices(ContextSetting)}; default: all)",
+    )
+    add.add_argument(
+        "--judge-target",
+        default=None,
+        metavar="RESULTS_PATH",
+        help="judge: score the generations of this results file (default: the annotated set)",
+    )
 
     show = commands.add_parser("list", help="show every request and any unreadable file")
     show.add_argument("--status", default=None, help=_choices(QueueState))
@@ -130,9 +152,14 @@ def _run(
                 model=args.model,
                 revision=args.revision,
                 precision=args.precision,
-                num_fewshot=tuple(args.fewshot or (0,)),
+                num_fewshot=tuple(args.fewshot or ()) or (0,),
                 model_type=args.model_type,
                 submitted_by=args.submitted_by,
+                track=args.track,
+                tasks=args.tasks,
+                context_settings=args.context,
+                judge_mode=JudgeMode.GENERATIONS.value if args.judge_target else None,
+                judge_target=args.judge_target,
             )
             for request in submit(
                 queue, form, resolver=resolver or resolver_for(settings), settings=settings
@@ -199,7 +226,7 @@ def _request_id(text: str) -> str:
     except (MalformedFileError, StorageError):
         raise SubmissionRejected(
             f"{shorten(text)} is not a request id: copy one from `python -m eval_queue list` "
-            "(org/model_eval_request_<revision>_<precision>_<k>shot)."
+            "(org/model_eval_request_<revision>_<precision>_<k>shot or _<track>)."
         ) from None
     return request_id
 
@@ -222,8 +249,12 @@ def _one_line(text: str, limit: int = 160) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _choices(enum: type[Precision] | type[ModelType] | type[Status] | type[QueueState]) -> str:
+def _choices(enum: type[StrEnum]) -> str:
     return ", ".join(member.value for member in enum)
+
+
+def _comma_list(text: str) -> list[str]:
+    return [part.strip().lower() for part in text.split(",") if part.strip()]
 
 
 def _refuse(message: str) -> int:

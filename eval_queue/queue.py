@@ -362,6 +362,30 @@ class RequestQueue:
 
         return self._change(request_id, change, f"Release {request_id}")
 
+    def retry_later(self, request_id: str, worker_id: str, reason: str) -> EvalRequest:
+        """Hand back a run that failed in a way a new attempt may not repeat (e.g. a stalled harness).
+
+        Counted like a lost lease: back to PENDING with ``attempts`` + 1, or FAILED with
+        ``reason`` once ``max_attempts`` is reached, so a request that always stalls ends.
+        """
+        reason = _clip(redact(reason, *self._secrets).strip() or f"handed back by {worker_id}")
+
+        def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            attempts = request.attempts + 1
+            if attempts >= self.max_attempts:
+                error = f"gave up after {attempts} attempts; last: {reason}"
+                return self._moved(
+                    request, Status.FAILED, worker_id, _first_line(reason),
+                    attempts=attempts, error=error, lease_expires=None,
+                )  # fmt: skip
+            return self._moved(
+                request, Status.PENDING, worker_id, _first_line(reason),
+                attempts=attempts, claimed_by=None, lease_expires=None,
+            )  # fmt: skip
+
+        return self._change(request_id, change, f"Retry {request_id} later")
+
     def reap_expired(self) -> list[EvalRequest]:
         """Send RUNNING requests whose lease expired back to PENDING (or FAILED after
         ``max_attempts``); returns the requests changed."""

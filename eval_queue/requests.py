@@ -1,24 +1,43 @@
-"""The request file: one evaluation asked for (model, revision, precision, setting).
+"""The request file: one evaluation asked for (model, revision, precision, setting, track).
 
 This module is the single place that knows the request schema, the allowed values
 and the file-name format (:func:`request_path` builds it, :func:`parse_request_path`
 reads it back).  Every request file passes through :class:`EvalRequest`.
+
+Tracks (``docs/TRACKS.md``): a request names its ``track`` (absent = ``evalita``, so
+files written before tracks existed stay valid) and may carry that track's optional
+fields — ``tasks`` (evalita: a subset of task ids), ``context_settings`` (long-context),
+``judge_mode`` and ``judge_target`` (judge).  A field of another track is refused.
+What those fields select is the request's *variant*, which is part of its file name so
+that a subset run never takes the place of the full one:
+
+* evalita: ``<org>/<model>_eval_request_<rev12>_<precision>_<k>shot[-<variant>].json``
+* others:  ``<org>/<model>_eval_request_<rev12>_<precision>_<track>[-<variant>].json``
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import REQUEST_LIMITS, load_object, validate
-from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # re-exported (submission, cli)
-from eval_queue.vocabulary import short_revision
+from eval_queue.vocabulary import (
+    FEWSHOT_SETTINGS,
+    ContextSetting,
+    EvalitaTask,
+    JudgeMode,
+    Track,
+    short_revision,
+)
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -47,6 +66,23 @@ class ModelType(StrEnum):
     INSTRUCTION_TUNED = "instruction-tuned"
     MERGED = "merged"
     UNKNOWN = "unknown"
+
+
+__all__ = [
+    "ACTIVE_STATUSES",
+    "FEWSHOT_SETTINGS",
+    "REQUEST_SCHEMA",
+    "EvalRequest",
+    "ModelType",
+    "Precision",
+    "RequestPathParts",
+    "Status",
+    "Track",
+    "parse_request_path",
+    "request_path",
+    "request_variant",
+    "run_label",
+]
 
 
 def utc_now() -> datetime:
@@ -98,6 +134,17 @@ class EvalRequest(BaseModel):
     results_path: str | None = None
     # Free-form trail of status changes: [{"time":…, "status":…, "by":…, "note":…}]
     history: list[dict[str, Any]] = Field(default_factory=list)
+    # The benchmark this request runs (docs/TRACKS.md); absent in older files = evalita.
+    track: Track = Track.EVALITA
+    # evalita: the task ids to run (None: all ten).  A subset run is labelled and never
+    # ranked beside full runs.  Stored in paper order, without repeats.
+    tasks: list[EvalitaTask] | None = None
+    # long-context: the context settings to run (None: all three), in definition order.
+    context_settings: list[ContextSetting] | None = None
+    # judge: what the judge scores (None: the annotated set, ``meta``) and, for
+    # ``generations``, the results file whose generations it scores.
+    judge_mode: JudgeMode | None = None
+    judge_target: str | None = None
 
     @field_validator("submitted_time", "lease_expires")
     @classmethod
@@ -116,10 +163,48 @@ class EvalRequest(BaseModel):
             raise ValueError(f"num_fewshot must be one of {list(FEWSHOT_SETTINGS)}, got {value}")
         return value
 
+    @field_validator("tasks")
+    @classmethod
+    def _tasks_subset(cls, value: list[EvalitaTask] | None) -> list[EvalitaTask] | None:
+        return _canonical_subset(value, EvalitaTask, "tasks")
+
+    @field_validator("context_settings")
+    @classmethod
+    def _settings_subset(cls, value: list[ContextSetting] | None) -> list[ContextSetting] | None:
+        return _canonical_subset(value, ContextSetting, "context_settings")
+
+    @model_validator(mode="after")
+    def _fields_of_its_track(self) -> EvalRequest:
+        """Each track-specific field only on its track; tracks without few-shot store 0."""
+        owners = {
+            "tasks": Track.EVALITA,
+            "context_settings": Track.LONG_CONTEXT,
+            "judge_mode": Track.JUDGE,
+            "judge_target": Track.JUDGE,
+        }
+        for name, owner in owners.items():
+            if getattr(self, name) is not None and self.track is not owner:
+                raise ValueError(f"{name} belongs to the {owner.value} track, not to {self.track.value}")
+        if self.track is not Track.EVALITA and self.num_fewshot != 0:
+            raise ValueError(f"the {self.track.value} track has no few-shot setting: num_fewshot must be 0")
+        wants_target = self.judge_mode is JudgeMode.GENERATIONS
+        if wants_target and not (self.judge_target or "").strip():
+            raise ValueError("judge_mode 'generations' needs judge_target (the results path to judge)")
+        if self.judge_target is not None and not wants_target:
+            raise ValueError("judge_target is only used with judge_mode 'generations'")
+        return self
+
+    @property
+    def variant(self) -> str | None:
+        """What the track-specific fields select, as written in the file name (None: the whole track)."""
+        return request_variant(
+            self.track, self.tasks, self.context_settings, self.judge_mode, self.judge_target
+        )
+
     @property
     def request_id(self) -> str:
         """Stable id: the request's path in the requests repo without ``.json``."""
-        return request_path(self.model, self.revision, self.precision, self.num_fewshot).removesuffix(".json")
+        return self.path.removesuffix(".json")
 
     @property
     def lease_expires_at(self) -> datetime | None:
@@ -131,7 +216,9 @@ class EvalRequest(BaseModel):
 
     @property
     def path(self) -> str:
-        return request_path(self.model, self.revision, self.precision, self.num_fewshot)
+        return request_path(
+            self.model, self.revision, self.precision, self.num_fewshot, self.track, self.variant
+        )
 
     def to_json(self) -> bytes:
         return (
@@ -152,9 +239,16 @@ class EvalRequest(BaseModel):
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_VARIANT_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
+_OTHER_TRACKS = "|".join(re.escape(t.value) for t in Track if t is not Track.EVALITA)
 _PATH_RE = re.compile(
     r"^(?P<org>[^/]+)/(?P<name>[^/]+)_eval_request_(?P<revision>[^/]+)"
-    rf"_(?P<precision>{'|'.join(p.value for p in Precision)})_(?P<fewshot>\d+)shot\.json$"
+    rf"_(?P<precision>{'|'.join(p.value for p in Precision)})"
+    rf"_(?:(?P<fewshot>\d+)shot|(?P<track>{_OTHER_TRACKS}))(?:-(?P<variant>[a-z0-9][a-z0-9.-]*))?\.json$"
+)
+_PATH_FORMS = (
+    "<org>/<model>_eval_request_<rev>_<precision>_<k>shot[-<variant>].json or "
+    "<org>/<model>_eval_request_<rev>_<precision>_<track>[-<variant>].json"
 )
 
 
@@ -162,25 +256,114 @@ def _safe(part: str) -> str:
     return _SAFE.sub("-", part)
 
 
-def request_path(model: str, revision: str, precision: Precision | str, num_fewshot: int) -> str:
-    """``<org>/<model>_eval_request_<revision>_<precision>_<k>shot.json``.
+_Member = TypeVar("_Member", EvalitaTask, ContextSetting)
+
+
+def _canonical_subset(
+    values: Sequence[_Member] | None, members: type[_Member], field: str
+) -> list[_Member] | None:
+    """A subset in the enum's order without repeats; the whole set means "all" (None)."""
+    if values is None:
+        return None
+    chosen = set(values)
+    if not chosen:
+        raise ValueError(f"{field} is empty: leave it out to run all of them")
+    if chosen == set(members):
+        return None
+    return [member for member in members if member in chosen]
+
+
+def request_variant(
+    track: Track,
+    tasks: Sequence[EvalitaTask] | None = None,
+    context_settings: Sequence[ContextSetting] | None = None,
+    judge_mode: JudgeMode | None = None,
+    judge_target: str | None = None,
+) -> str | None:
+    """The file-name variant of a request: ``wic-sa`` (an Evalita subset), ``10k-50k``, ``gen-<hash>``.
+
+    The judged results path is hashed (12 hex digits of its SHA-1) so that the file name
+    stays short and safe whatever the path; the path itself is in the file.
+    """
+    match track:
+        case Track.EVALITA:
+            return "-".join(task.value for task in tasks) if tasks else None
+        case Track.LONG_CONTEXT:
+            return "-".join(s.value for s in context_settings) if context_settings else None
+        case Track.JUDGE:
+            if judge_mode is JudgeMode.GENERATIONS and judge_target:
+                return "gen-" + hashlib.sha1(judge_target.encode()).hexdigest()[:12]
+            return None
+        case _:
+            raise AssertionError(f"unhandled track {track!r}")
+
+
+def request_path(
+    model: str,
+    revision: str,
+    precision: Precision | str,
+    num_fewshot: int,
+    track: Track | str = Track.EVALITA,
+    variant: str | None = None,
+) -> str:
+    """``<org>/<model>_eval_request_<revision>_<precision>_<k>shot|<track>[-<variant>].json``.
 
     The revision is shortened to 12 characters (a sha prefix or a branch name).
-    A model id without an organisation is filed under ``_``.
+    A model id without an organisation is filed under ``_``.  The Evalita track keeps
+    the ``<k>shot`` form it always had; the other tracks have no few-shot setting and
+    name themselves instead.
     """
     org, _, name = model.rpartition("/")
     org = org or "_"
-    return f"{_safe(org)}/{_safe(name)}_eval_request_{short_revision(_safe(revision))}_{Precision(precision).value}_{num_fewshot}shot.json"
+    return (
+        f"{_safe(org)}/{_safe(name)}_eval_request_{short_revision(_safe(revision))}"
+        f"_{Precision(precision).value}_{run_label(track, num_fewshot, variant)}.json"
+    )
 
 
-def parse_request_path(path: str) -> dict[str, str]:
-    """Inverse of :func:`request_path` for listings: ``org``, ``name``, ``revision``, ``precision``, ``fewshot``.
+def run_label(track: Track | str, num_fewshot: int, variant: str | None = None) -> str:
+    """What a request's, a results file's and a details folder's names say about the run.
+
+    ``<k>shot`` for Evalita (the form files had before tracks), the track's name for
+    the others (no few-shot setting), then ``-<variant>`` for part of a track.
+    """
+    track = Track(track)
+    label = f"{num_fewshot}shot" if track is Track.EVALITA else track.value
+    if variant is None:
+        return label
+    if not _VARIANT_RE.match(variant):
+        raise ValueError(f"invalid run variant {variant!r}")
+    return f"{label}-{variant}"
+
+
+@dataclass(frozen=True)
+class RequestPathParts:
+    """What a request file name says: the inverse of :func:`request_path`."""
+
+    org: str
+    name: str
+    revision: str  # shortened, as in the name
+    precision: Precision
+    track: Track
+    num_fewshot: int  # 0 for the tracks without a few-shot setting
+    variant: str | None
+
+
+def parse_request_path(path: str) -> RequestPathParts:
+    """Inverse of :func:`request_path` for listings (both name forms).
 
     Raises :class:`MalformedFileError` for a file that is not named like a request.
     """
     match = _PATH_RE.match(path)
     if not match:
-        raise MalformedFileError(
-            path, "not named like a request file (<org>/<model>_eval_request_<rev>_<precision>_<k>shot.json)"
-        )
-    return match.groupdict()
+        raise MalformedFileError(path, f"not named like a request file ({_PATH_FORMS})")
+    fewshot = match["fewshot"]
+    return RequestPathParts(
+        org=match["org"],
+        name=match["name"],
+        revision=match["revision"],
+        precision=Precision(match["precision"]),
+        track=Track(match["track"]) if match["track"] else Track.EVALITA,
+        num_fewshot=int(fewshot) if fewshot is not None else 0,
+        variant=match["variant"],
+    )

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from pydantic import ValidationError
+
 from eval_queue.errors import (
     AlreadyExistsError,
     MalformedFileError,
@@ -35,6 +37,7 @@ from eval_queue.requests import (
     ModelType,
     Precision,
     Status,
+    Track,
     isoformat,
     utc_now,
 )
@@ -77,6 +80,12 @@ class SubmissionForm:
     num_fewshot: Sequence[int] = (0,)
     model_type: str | None = None  # None: guessed from the model card, else "unknown"
     submitted_by: str = "anonymous"
+    # The track and its optional fields (docs/TRACKS.md), validated by EvalRequest.
+    track: str = Track.EVALITA.value
+    tasks: Sequence[str] | None = None
+    context_settings: Sequence[str] | None = None
+    judge_mode: str | None = None
+    judge_target: str | None = None
 
 
 def submit(
@@ -96,7 +105,8 @@ def submit(
     model = _check_model_id(form.model)
     revision = _check_revision(form.revision)
     precision = _check_precision(form.precision)
-    settings_asked = _check_fewshot(form.num_fewshot)
+    track = _check_track(form.track)
+    settings_asked = _check_fewshot(form.num_fewshot) if track is Track.EVALITA else _no_fewshot(form, track)
     model_type = _check_model_type(form.model_type)
     submitter = _check_submitter(form.submitted_by)
 
@@ -106,7 +116,7 @@ def submit(
             f"{model} needs trust_remote_code ({shorten(resolved.remote_code)}); the leaderboard only "
             "runs models that transformers supports natively. Ask a maintainer if it should be allowed."
         )
-    requests = [_build(resolved, precision, k, model_type, submitter, now) for k in settings_asked]
+    requests = [_build(resolved, precision, k, model_type, submitter, now, form) for k in settings_asked]
     try:
         listing = queue.listing()  # the one read of the queue
         replaced = _check_duplicates(listing, requests)
@@ -157,6 +167,20 @@ def _check_fewshot(settings: Sequence[int]) -> tuple[int, ...]:
     return chosen
 
 
+def _check_track(track: str) -> Track:
+    try:
+        return Track((track or Track.EVALITA.value).strip().lower())
+    except ValueError:
+        valid = ", ".join(t.value for t in Track)
+        raise SubmissionRejected(f"unknown track {track!r}: choose one of {valid}.") from None
+
+
+def _no_fewshot(form: SubmissionForm, track: Track) -> tuple[int, ...]:
+    if tuple(dict.fromkeys(form.num_fewshot)) not in ((), (0,)):
+        raise SubmissionRejected(f"the {track.value} track has no few-shot setting: leave --fewshot out.")
+    return (0,)
+
+
 def _check_model_type(model_type: str | None) -> ModelType | None:
     if model_type is None or not model_type.strip():
         return None
@@ -189,19 +213,42 @@ def _build(
     model_type: ModelType | None,
     submitter: str,
     now: datetime,
+    form: SubmissionForm,
 ) -> EvalRequest:
     chosen_type = model_type or resolved.model_type or ModelType.UNKNOWN
+    try:
+        return _request(resolved, precision, num_fewshot, chosen_type, submitter, now, form)
+    except ValidationError as exc:  # a track field that does not fit: say which and why
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "request"
+        raise SubmissionRejected(f"{where}: {first['msg']}".replace("Value error, ", "")) from None
+
+
+def _request(
+    resolved: ResolvedModel,
+    precision: Precision,
+    num_fewshot: int,
+    model_type: ModelType,
+    submitter: str,
+    now: datetime,
+    form: SubmissionForm,
+) -> EvalRequest:
     return EvalRequest(
         model=resolved.model_id,
         revision=resolved.sha,
         precision=precision,
         num_fewshot=num_fewshot,
-        model_type=chosen_type,
+        model_type=model_type,
         params_b=resolved.params_b,
         license=resolved.license,
         architecture=resolved.architecture,
         submitted_by=submitter,
         submitted_time=isoformat(now),
+        track=form.track.strip().lower(),
+        tasks=list(form.tasks) if form.tasks is not None else None,
+        context_settings=list(form.context_settings) if form.context_settings is not None else None,
+        judge_mode=form.judge_mode,
+        judge_target=form.judge_target,
         history=[
             {"time": isoformat(now), "status": Status.PENDING.value, "by": submitter, "note": "submitted"}
         ],

@@ -189,3 +189,41 @@ class RunRef:
         if len(parts) != 3 or not all(parts):
             return None
         return cls(*parts)
+
+
+# --------------------------------------------------------------------------- tracks' request vocabulary
+# The value sets a request file may carry.  The queue validates requests with them and
+# cannot import the track definitions (``leaderboard`` depends on ``eval_queue``, never
+# the reverse), so they live here and the definitions build on them.
+
+
+class EvalitaTask(StrEnum):
+    """The ten Evalita-LLM task ids, in paper order (``leaderboard.suite`` describes each)."""
+
+    WIC = "wic"
+    TE = "te"
+    SA = "sa"
+    HS = "hs"
+    FAQ = "faq"
+    AT = "at"
+    LS = "ls"
+    NER = "ner"
+    RE = "re"
+    SUM = "sum"
+
+
+class ContextSetting(StrEnum):
+    """Long-context track: how much of the book the model reads (first 10,000 / 50,000 words, or all)."""
+
+    K10 = "10k"
+    K50 = "50k"
+    FULL = "full"
+
+
+class JudgeMode(StrEnum):
+    """Judge track: what the judge model scores."""
+
+    #: The annotated set: the judge's scores are compared with human rubric scores.
+    META = "meta"
+    #: The generations of another run (``judge_target``, a results path).
+    GENERATIONS = "generations"

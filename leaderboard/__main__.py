@@ -1,8 +1,10 @@
-"""``python -m leaderboard export [--format csv|json] [--fewshot 0|5] [--prompts]``.
+"""``python -m leaderboard export [--track T] [--format csv|json] [--fewshot 0|5] [--prompts]``.
 
-Prints the ranked table (or, with ``--prompts``, the per-prompt table) of the results
-store configured by the environment (``EVALITA_DATA_DIR``, or the hub repos) on
-stdout.  Data goes to stdout, warnings (e.g. a malformed results file) to stderr.
+Prints a track's export table — Evalita (the default): the ranked table or, with
+``--prompts``, the per-prompt table — of the results store configured by the
+environment (``EVALITA_DATA_DIR``, or the hub repos) on stdout.  Each track registers
+its table in :mod:`leaderboard.tracks`.  Data goes to stdout; warnings (a malformed
+results file, runs left out of the table and how to show them) go to stderr.
 Exit codes: 0 success, 1 the store could not be read, 2 bad arguments.
 """
 
@@ -23,18 +25,20 @@ from eval_queue.errors import ConfigurationError, StorageError
 from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard.results import load_results
-from leaderboard.suite import FEWSHOT_SETTINGS
-from leaderboard.tables import PERCENT_COLUMNS, all_prompts_table, ranking_table
+from eval_queue.vocabulary import FEWSHOT_SETTINGS, Track
+from leaderboard.store import read_results_store
+from leaderboard.tracks import ExportOptions, ExportTable, results_registry
 
 logger = logging.getLogger("leaderboard")
 
-EXIT_OK, EXIT_STORE_ERROR = 0, 1
+EXIT_OK, EXIT_STORE_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 class ExportFormat(StrEnum):
     CSV = "csv"
     JSON = "json"
+    #: A short table for people: the track's summary columns, aligned, scores with two decimals.
+    TABLE = "table"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Print the CPS-ranked table (values 0–100, two decimals) of the configured results store.",
     )
     export.add_argument(
+        "--track",
+        choices=[t.value for t in Track],
+        default=Track.EVALITA.value,
+        help="whose table: the track's export (default: evalita)",
+    )
+    export.add_argument(
         "--format",
         choices=[f.value for f in ExportFormat],
         default=ExportFormat.CSV.value,
@@ -58,17 +68,17 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         choices=FEWSHOT_SETTINGS,
         default=None,
-        help="only this few-shot setting (default: all)",
+        help="evalita: only this few-shot setting (default: all)",
     )
     export.add_argument(
         "--prompts",
         action="store_true",
-        help="one row per (task, num_fewshot, prompt) with MinP/MaxP/AvgP/CPS over the models",
+        help="evalita: one row per (task, num_fewshot, prompt) with MinP/MaxP/AvgP/CPS over the models",
     )
     export.add_argument(
         "--include-noncomparable",
         action="store_true",
-        help="also show runs on sample data or with a --limit (left out by default)",
+        help="also show runs on sample or local data, with a --limit or of a task subset (left out by default)",
     )
     return parser
 
@@ -89,42 +99,65 @@ def _json_value(value: object) -> object:
     return value
 
 
-def _write(table: pd.DataFrame, fmt: ExportFormat) -> None:
-    if fmt is ExportFormat.JSON:
-        json.dump(_records(table), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-    else:
-        _two_decimals(table).to_csv(sys.stdout, index=False)
+def _write(export: ExportTable, fmt: ExportFormat) -> None:
+    match fmt:
+        case ExportFormat.JSON:
+            json.dump(_records(export.table), sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+        case ExportFormat.CSV:
+            _two_decimals(export.table, export.percent_columns).to_csv(sys.stdout, index=False)
+        case ExportFormat.TABLE:
+            sys.stdout.write(_text_table(export) + "\n")
+        case _:
+            raise AssertionError(f"unhandled format {fmt!r}")
 
 
-def _two_decimals(table: pd.DataFrame) -> pd.DataFrame:
+def _text_table(export: ExportTable) -> str:
+    """The summary columns under their short headers; an empty cell is shown as ``-``."""
+    table = _two_decimals(export.table, export.percent_columns)
+    if export.summary:
+        table = table[[c for c in export.summary if c in table.columns]].rename(columns=dict(export.summary))
+    if table.empty:
+        return "(no rows)"
+    return table.astype(object).where(table.notna(), "-").to_string(index=False)
+
+
+def _two_decimals(table: pd.DataFrame, percent_columns: frozenset[str]) -> pd.DataFrame:
     """Scores as the paper prints them (``54.00``); an empty score stays an empty cell."""
     shown = table.copy()
-    for column in PERCENT_COLUMNS.intersection(shown.columns):
+    for column in percent_columns.intersection(shown.columns):
         shown[column] = [None if pd.isna(v) else f"{v:.2f}" for v in shown[column]]
     return shown
 
 
 def export(args: argparse.Namespace, settings: Settings) -> int:
+    track = Track(args.track)
+    if track is not Track.EVALITA and (args.fewshot is not None or args.prompts):
+        logger.error("--fewshot and --prompts belong to the evalita track, not to %s", track.value)
+        return EXIT_USAGE
+    entry = results_registry().get(track)
+    if entry is None or entry.export is None:
+        logger.error("the %s track has no export table installed", track.value)
+        return EXIT_USAGE
     stores = open_stores(settings)
     try:
-        loaded = load_results(stores.results)
+        store = read_results_store(stores.results)
     except StorageError as exc:
         logger.error("cannot read the results store: %s", exc)
         return EXIT_STORE_ERROR
-    if loaded.problems:
-        # Each was logged by the loader with its reason; this names them again in one place.
+    records = store.of(entry)
+    problems = (*store.envelope_problems, *store.problems_of(track))
+    if problems:
+        # Each was logged by the reader with its reason; this names them again in one place.
         logger.warning(
-            "%d malformed results file(s) skipped: %s",
-            len(loaded.problems),
-            ", ".join(problem.path for problem in loaded.problems),
+            "%d malformed results file(s) skipped: %s", len(problems), ", ".join(p.path for p in problems)
         )
-    if loaded.runs.empty:
-        logger.warning("no usable results files in %r", stores.results)
-    if args.prompts:
-        table = all_prompts_table(loaded, args.fewshot, args.include_noncomparable)
-    else:
-        table = ranking_table(loaded, args.fewshot, args.include_noncomparable)
+    if not records:
+        logger.warning("no usable results files (track %s) in %r", track.value, stores.results)
+    options = ExportOptions(args.fewshot, args.prompts, args.include_noncomparable)
+    table = entry.export(records, options)
+    for note in table.notes:
+        logger.warning("%s", note)
     try:
         _write(table, ExportFormat(args.format))
     except BrokenPipeError:

@@ -1,11 +1,14 @@
-"""Read every results file of a store into tidy tables.
+"""The Evalita track's view of a results store, as tidy tables.
 
-``load_results(storage)`` lists the results store, parses each ``results_<ts>.json``
-through :class:`~leaderboard.schema.ResultsFile`, reports (and skips) the files that
-do not parse, keeps one file per (model, revision, precision, num_fewshot) — the newest
-comparable one if the run has any, else the newest — and
-returns two tidy :class:`pandas.DataFrame` s: one row per run, one row per run × task
-× prompt.  Nothing is scored here; :mod:`leaderboard.tables` derives the metrics.
+``load_results(storage)`` reads the store through the one reader
+(:func:`leaderboard.store.read_results_store`, which dispatches each file by its track),
+takes the Evalita files — each parsed through :class:`~leaderboard.schema.ResultsFile`
+into a :class:`RunRecord` by :func:`parse_evalita_file` —, reports (and skips) the files
+that do not parse, keeps one file per (model, revision, precision, num_fewshot) — the
+newest comparable one if the run has any, else the newest — and returns two tidy
+:class:`pandas.DataFrame` s: one row per run, one row per run × task × prompt.  Nothing
+is scored here; :mod:`leaderboard.tables` derives the metrics.  Files of other tracks
+are not Evalita's business: they are neither loaded nor reported here.
 
 A refresh is a new call with the same :class:`ResultsCache`: only files whose
 ``Storage.versions()`` entry changed are read and parsed again.
@@ -14,19 +17,17 @@ A refresh is a new call with the same :class:`ResultsCache`: only files whose
 from __future__ import annotations
 
 import logging
-import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
 import pandas as pd
 
-from eval_queue.errors import MalformedFileError, NotFoundError
-from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS
+from eval_queue.errors import MalformedFileError
+from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import DETAILS_FOLDER
-from eval_queue.vocabulary import RunRef
+from eval_queue.vocabulary import RunRef, Track
 from leaderboard.schema import (
     DetailRecord,
     ModelInfo,
@@ -35,7 +36,23 @@ from leaderboard.schema import (
     details_file_name,
     parse_details,
 )
+from leaderboard.store import ResultsCache, StoreResults, is_results_file, read_results_store
 from leaderboard.suite import TASKS
+
+__all__ = [
+    "RUN_COLUMNS",
+    "RUN_KEY",
+    "SCORE_COLUMNS",
+    "LoadedResults",
+    "PromptScores",
+    "ResultsCache",
+    "RunKey",
+    "RunRecord",
+    "evalita_results",
+    "is_results_file",
+    "load_results",
+    "parse_evalita_file",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +67,12 @@ PromptScores = Mapping[str, Mapping[str, float | None]]
 RUN_INFO_COLUMNS: tuple[str, ...] = (
     "data",
     "limit",
+    "tasks",  # a subset run's task ids (None: all ten)
+    "device",
+    "dtype",  # what ran (also the run's precision); requested_precision: what was asked
+    "requested_precision",
+    "bootstrap_iters",  # draws behind each stderr (lm-eval's CLI: 100,000)
+    "max_gen_toks",
     "harness",
     "backend",
     "hardware",
@@ -103,43 +126,6 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
-class ParsedFile:
-    """One results file as read at one store version: what it holds or why it is unusable."""
-
-    version: str
-    record: RunRecord | None
-    problem: MalformedFileError | None
-
-
-@dataclass
-class ResultsCache:
-    """Parsed results files by path, each with the store version it was parsed from.
-
-    Pass the same object to successive :func:`load_results` calls so that a refresh
-    re-reads only new or changed files (and warns about a bad file once, not on every
-    refresh).  It holds no reference to a store.
-    """
-
-    _entries: dict[str, ParsedFile] = field(default_factory=dict)
-    #: How many files were read and parsed (rather than served from the cache).
-    parsed_count: int = 0
-
-    def get(self, path: str, version: str) -> ParsedFile | None:
-        entry = self._entries.get(path)
-        return entry if entry is not None and entry.version == version else None
-
-    def put(self, path: str, entry: ParsedFile) -> None:
-        self._entries[path] = entry
-        self.parsed_count += 1
-
-    def keep_only(self, paths: Iterable[str]) -> None:
-        """Forget files that are no longer in the store."""
-        alive = set(paths)
-        for path in [p for p in self._entries if p not in alive]:
-            del self._entries[path]
-
-
-@dataclass(frozen=True)
 class LoadedResults:
     """What a results store holds, as tidy frames (scores on the 0–1 scale).
 
@@ -167,36 +153,36 @@ class LoadedResults:
         return MappingProxyType({record.key: record.prompt_scores for record in self.records})
 
 
-def is_results_file(path: str) -> bool:
-    """``org/model/results_<ts>.json`` — anything else in the store is not ours to parse."""
-    name = posixpath.basename(path)
-    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
+def parse_evalita_file(data: bytes, path: str) -> RunRecord:
+    """An Evalita results file (``/1`` or ``/2``) as the record the tables need; :class:`MalformedFileError` if unusable."""
+    return RunRecord.of(path, ResultsFile.from_json(data, path))
 
 
 def load_results(storage: Storage, cache: ResultsCache | None = None) -> LoadedResults:
-    """Every usable results file in ``storage``; one per (model, revision, precision, num_fewshot).
+    """Every usable Evalita results file in ``storage``; one per (model, revision, precision, num_fewshot).
 
     The newest comparable file of a run wins; a run with no comparable file keeps its newest.
 
-    Malformed files and files of an unknown schema are logged as warnings naming the
-    file and listed in ``problems``; they never stop the others from loading.
+    Malformed files and files of an unknown schema or track are logged as warnings naming
+    the file and listed in ``problems``; they never stop the others from loading.
     """
-    cache = ResultsCache() if cache is None else cache
-    versions = {path: version for path, version in storage.versions().items() if is_results_file(path)}
-    cache.keep_only(versions)
+    return evalita_results(read_results_store(storage, cache))
 
-    parsed: dict[str, RunRecord] = {}
-    problems: list[MalformedFileError] = []
-    for path in sorted(versions):
-        entry = _parse_cached(storage, path, versions[path], cache)
-        if entry is None:
-            continue
-        if entry.problem is not None:
-            problems.append(entry.problem)
-        elif entry.record is not None:
-            parsed[path] = entry.record
 
-    newest, superseded = _newest_per_run(parsed)
+def evalita_results(store: StoreResults) -> LoadedResults:
+    """The Evalita view of a store already read (so that the store is listed once for every track).
+
+    ``problems`` holds the Evalita files that do not parse and the files whose envelope
+    could not be read (their track is unknown); another track's problems are its own.
+    """
+    parsed: dict[str, RunRecord] = dict(store.records.get(Track.EVALITA, {}))
+    problems = sorted((*store.envelope_problems, *store.problems_of(Track.EVALITA)), key=lambda p: p.path)
+    return loaded_from_records(parsed, problems)
+
+
+def loaded_from_records(parsed: Mapping[str, RunRecord], problems: list[MalformedFileError]) -> LoadedResults:
+    """Keep one file per run (:func:`_newest_per_run`) and build the run table."""
+    newest, superseded = _newest_per_run(dict(parsed))
     runs = pd.DataFrame(
         [_run_row(path, record) for path, record in newest.items()], columns=list(RUN_COLUMNS)
     )
@@ -220,26 +206,6 @@ def _scores_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
     # Without any row, pandas would infer float columns from empty lists: keep them untyped.
     frame = pd.DataFrame(columns if columns["task"] else [], columns=list(SCORE_COLUMNS))
     return frame.astype({"score": float, "stderr": float})
-
-
-def _parse_cached(storage: Storage, path: str, version: str, cache: ResultsCache) -> ParsedFile | None:
-    cached = cache.get(path, version)
-    if cached is not None:
-        return cached
-    try:
-        # The cap is checked before reading; links and special files are refused unread.
-        results = ResultsFile.from_json(storage.read(path, max_bytes=RESULTS_LIMITS.max_bytes), path)
-    except NotFoundError:
-        # Deleted between listing and reading: it is simply no longer there.
-        logger.info("results file %s vanished while loading", path)
-        return None
-    except MalformedFileError as exc:  # bad content, or an entry the store will not hand out
-        logger.warning("skipping results file %s", exc)
-        entry = ParsedFile(version, None, exc)
-    else:
-        entry = ParsedFile(version, RunRecord.of(path, results), None)
-    cache.put(path, entry)
-    return entry
 
 
 def _preference(path: str, record: RunRecord) -> tuple[bool, str, str]:

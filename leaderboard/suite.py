@@ -36,7 +36,7 @@ harness's ``p1`` and the second row ``p2``.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -44,9 +44,8 @@ from types import MappingProxyType
 from typing import Any
 
 from eval_queue.errors import EvalitaError
-
-# The few-shot settings the leaderboard runs: defined with the settings' labels, re-exported here.
-from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS
+from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # the suite's settings, defined once
+from eval_queue.vocabulary import EvalitaTask
 
 
 class TaskKind(StrEnum):
@@ -161,7 +160,7 @@ class Baseline:
 class TaskSpec:
     """One of the ten Evalita-LLM tasks (paper Table 1)."""
 
-    id: str
+    id: EvalitaTask
     abbrev: str
     name: str
     competence: str
@@ -179,7 +178,9 @@ class TaskSpec:
     _prompts_by_id: Mapping[str, PromptSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_prompts_by_id", _unique_index(self.prompts, f"prompt of task {self.id!r}"))
+        object.__setattr__(
+            self, "_prompts_by_id", _unique_index(self.prompts, f"prompt of task {str(self.id)!r}")
+        )
 
     @cached_property
     def prompt_ids(self) -> tuple[str, ...]:
@@ -196,7 +197,9 @@ class TaskSpec:
             return self._prompts_by_id[prompt_id]
         except KeyError:
             raise UnknownTaskError(
-                _unknown_message(f"prompt {prompt_id!r} for task {self.id!r}", prompt_id, self.prompt_ids)
+                _unknown_message(
+                    f"prompt {prompt_id!r} for task {str(self.id)!r}", prompt_id, self.prompt_ids
+                )
             ) from None
 
 
@@ -205,7 +208,7 @@ def _unique_index(items: tuple[PromptSpec, ...] | tuple[TaskSpec, ...], what: st
     index: dict[str, Any] = {}
     for item in items:
         if item.id in index:
-            raise ValueError(f"{what} {item.id!r} is defined twice")
+            raise ValueError(f"{what} {str(item.id)!r} is defined twice")
         index[item.id] = item
     return MappingProxyType(index)
 
@@ -333,7 +336,7 @@ def _ner_tasks(prompt_number: int) -> tuple[HarnessTask, ...]:
 
 SUITE: tuple[TaskSpec, ...] = (
     TaskSpec(
-        id="wic",
+        id=EvalitaTask.WIC,
         abbrev="WIC",
         name="Word in context",
         competence="Word disambiguation",
@@ -357,7 +360,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Does a word have the same meaning in two sentences?",
     ),
     TaskSpec(
-        id="te",
+        id=EvalitaTask.TE,
         abbrev="TE",
         name="Textual entailment",
         competence="Semantic inference",
@@ -385,7 +388,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Does the first sentence entail the second?",
     ),
     TaskSpec(
-        id="sa",
+        id=EvalitaTask.SA,
         abbrev="SA",
         name="Sentiment analysis",
         competence="Text classification",
@@ -413,7 +416,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Polarity of a tweet: positive, negative, neutral or mixed.",
     ),
     TaskSpec(
-        id="hs",
+        id=EvalitaTask.HS,
         abbrev="HS",
         name="Hate speech",
         competence="Text classification",
@@ -445,7 +448,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Does a tweet contain hate speech?",
     ),
     TaskSpec(
-        id="faq",
+        id=EvalitaTask.FAQ,
         abbrev="FAQ",
         name="FAQ",
         competence="Question answering",
@@ -472,7 +475,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Pick the answer to a citizen's question about a public service.",
     ),
     TaskSpec(
-        id="at",
+        id=EvalitaTask.AT,
         abbrev="AT",
         name="Admission tests",
         competence="Question answering",
@@ -497,7 +500,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Multiple-choice questions from Italian medical specialty admission tests.",
     ),
     TaskSpec(
-        id="ls",
+        id=EvalitaTask.LS,
         abbrev="LS",
         name="Lexical substitution",
         competence="Word disambiguation",
@@ -525,7 +528,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="List words that can replace a marked word in context.",
     ),
     TaskSpec(
-        id="ner",
+        id=EvalitaTask.NER,
         abbrev="NER",
         name="Entity recognition",
         competence="Information extraction",
@@ -547,7 +550,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Extract persons, locations and organisations (news, fiction, De Gasperi letters).",
     ),
     TaskSpec(
-        id="re",
+        id=EvalitaTask.RE,
         abbrev="REL",
         name="Relation extraction",
         competence="Information extraction",
@@ -574,7 +577,7 @@ SUITE: tuple[TaskSpec, ...] = (
         description="Link lab-test measurements to the tests in clinical cases.",
     ),
     TaskSpec(
-        id="sum",
+        id=EvalitaTask.SUM,
         abbrev="SUM",
         name="Summarization",
         competence="Text generation",
@@ -604,6 +607,8 @@ SUITE: tuple[TaskSpec, ...] = (
 #: Task id → task, in paper order.
 TASKS: Mapping[str, TaskSpec] = _unique_index(SUITE, "task")
 TASK_IDS: tuple[str, ...] = tuple(TASKS)
+if tuple(EvalitaTask) != TASK_IDS:  # the ids are the vocabulary's; the suite describes each, in order
+    raise AssertionError(f"the suite describes {TASK_IDS}, the vocabulary names {tuple(EvalitaTask)}")
 
 
 def get_task(task_id: str) -> TaskSpec:
@@ -640,6 +645,6 @@ def harness_index() -> Mapping[str, HarnessTaskRef]:
     )
 
 
-def all_harness_tasks() -> tuple[str, ...]:
-    """Every harness task the full suite runs (48 names), in paper order."""
-    return tuple(name for task in SUITE for prompt in task.prompts for name in prompt.harness_task_names)
+def all_harness_tasks(tasks: Iterable[TaskSpec] = SUITE) -> tuple[str, ...]:
+    """Every harness task the full suite (or ``tasks``, a subset run) runs — 48 names for all ten — in order."""
+    return tuple(name for task in tasks for prompt in task.prompts for name in prompt.harness_task_names)

@@ -22,18 +22,29 @@ echo "== submit $MODEL (zero-shot)"
 $PY -m eval_queue submit "$MODEL" --fewshot 0 --submitted-by demo || true
 $PY -m eval_queue list
 
+LOG=$EVALITA_DATA_DIR/demo-worker.log
 if [ "${DEMO_FULL:-0}" = 1 ]; then
   run_args=(--batch-size 16)
-  echo "== evaluate: all sample items (about 20 min on 2 CPU cores; the log shows progress and ETA)"
+  what="every sample item, answers uncapped"
+  echo "== evaluate: the ten tasks (44 prompts), zero-shot, $what (about 20 min on 2 CPU cores)"
 else
   run_args=(--limit 4 --max-gen-toks 64)
-  echo "== evaluate: 4 items per prompt, answers capped at 64 tokens (DEMO_FULL=1 for everything)"
+  what="4 items per prompt, answers capped at 64 tokens"
+  echo "== evaluate: the ten tasks (44 prompts), zero-shot, $what (DEMO_FULL=1 for everything)"
 fi
-$PY -m backend --once --data sample "${run_args[@]}"
+echo "   progress and ETA below; the harness's own output and warnings go to $LOG"
+$PY -m backend --once --data sample --log-file "$LOG" "${run_args[@]}"
 $PY -m eval_queue list
 
-echo "== ranking (python -m leaderboard export; sample-data runs are not comparable, hence the flag)"
-$PY -m leaderboard export --format csv --include-noncomparable
+echo "== ranking (python -m leaderboard export --format table; CPS per task, 0-100)"
+$PY -m leaderboard export --format table --include-noncomparable
+cat <<EOF
+   What ran: $MODEL, zero-shot only (the 5-shot views stay empty),
+   $what,
+   on the project's bundled sample data (a few items per task, not the official test sets).
+   Such a run is labelled sample/limited and never ranked beside full runs on the official
+   data: its rank is empty ("-"); the UI lists it when non-comparable runs are shown.
+EOF
 
 if [ "${DEMO_NO_SERVE:-0}" = 1 ]; then exit 0; fi
 echo "== serving the leaderboard on http://${GRADIO_SERVER_NAME:-127.0.0.1}:${GRADIO_SERVER_PORT:-7860} (Ctrl-C to stop)"

@@ -13,7 +13,9 @@ API for the runner (``backend/runner.py``)::
     lm_eval.simple_evaluate(..., tasks=[...upstream names...], task_manager=tm)
     run_info.data = override.label                     # "hub" | "sample" | "local:<dir name>"
 
-* ``prepare_include_path(source: str | DataSource, workdir: Path, *, upstream_dir=None) -> DataOverride``
+* ``check_data_source(source, tasks=None) -> {task: {split: Path}}`` checks the files of ``tasks``
+  (upstream names; None: all) without writing anything; every missing file is named at once.
+* ``prepare_include_path(source: str | DataSource, workdir: Path, *, tasks=None, upstream_dir=None) -> DataOverride``
   checks the data files, then writes ``<workdir>/lm_eval_data_override/`` (deleted and
   recreated on every call, so give each run its own ``workdir``): one YAML per upstream
   task (same name, local data) and one per upstream group (unchanged).  For ``hub``
@@ -48,6 +50,7 @@ from backend.data.sources import (
     DataOverride,
     DataSource,
     DataSourceKind,
+    check_data_source,
     prepare_include_path,
 )
 from backend.data.upstream import (
@@ -71,6 +74,7 @@ __all__ = [
     "UpstreamConfigs",
     "UpstreamGroup",
     "UpstreamTask",
+    "check_data_source",
     "check_jsonl",
     "load_layout",
     "prepare_include_path",

@@ -59,15 +59,48 @@ def layout_entry(task: UpstreamTask, layout: tuple[LayoutEntry, ...]) -> LayoutE
     )
 
 
-def resolve_data_files(task: UpstreamTask, root: Path, layout: tuple[LayoutEntry, ...]) -> dict[str, Path]:
-    """``{split: file}`` for one task under ``root``; every split the config reads must have a file."""
+@dataclass(frozen=True)
+class MissingFile:
+    """A split a task reads whose file is not in the data root."""
+
+    task: str  # the layout's task id (wic, sa, ner …)
+    split: str
+    path: Path
+    fewshot: bool  # the task's few-shot split: read even for a zero-shot run
+
+    def describe(self) -> str:
+        why = "; the few-shot split, which lm-eval reads even for a zero-shot run" if self.fewshot else ""
+        return f"{self.path} (task {self.task}, split {self.split!r}{why})"
+
+
+def split_files(
+    task: UpstreamTask, root: Path, layout: tuple[LayoutEntry, ...]
+) -> tuple[dict[str, Path], list[MissingFile]]:
+    """``({split: file}, missing)`` for one task under ``root``: every split the config reads needs a file."""
     entry = layout_entry(task, layout)
-    files = {split: root / rel for split, rel in entry.splits.items() if (root / rel).is_file()}
-    missing = [split for split in task.splits if split not in files]
-    if missing:
-        wanted = ", ".join(f"{s} → {root / entry.splits[s]}" if s in entry.splits else s for s in missing)
-        raise DataSourceError(f"task {task.name!r}: no file for split(s) {wanted}")
-    return files
+    files: dict[str, Path] = {}
+    missing: list[MissingFile] = []
+    for split in task.splits:
+        path = root / entry.splits[split] if split in entry.splits else root / entry.task / f"{split}.jsonl"
+        if split in entry.splits and path.is_file():
+            files[split] = path
+        else:
+            missing.append(MissingFile(entry.task, split, path, split == task.fewshot_split))
+    # Splits the layout lists beyond what this task reads are passed on when present.
+    for split, rel in entry.splits.items():
+        if split not in files and split not in task.splits and (root / rel).is_file():
+            files[split] = root / rel
+    return files, missing
+
+
+def missing_files_error(root: Path, missing: list[MissingFile]) -> DataSourceError:
+    """One error naming every missing file once (several prompts of a task share them)."""
+    unique = list(dict.fromkeys(m.describe() for m in missing))
+    return DataSourceError(
+        f"data source {root} lacks {len(unique)} file(s): "
+        + "; ".join(unique)
+        + ". Add them (layout: backend/sample_data/README.md) or run fewer tasks (--tasks)."
+    )
 
 
 def check_jsonl(path: Path, fields: tuple[str, ...]) -> None:

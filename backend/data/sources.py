@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -44,8 +44,15 @@ from typing import Any
 import yaml
 
 from backend.data.errors import DataSourceError
-from backend.data.layout import check_jsonl, layout_entry, load_layout, resolve_data_files
-from backend.data.upstream import UpstreamGroup, UpstreamTask, read_upstream_configs
+from backend.data.layout import (
+    MissingFile,
+    check_jsonl,
+    layout_entry,
+    load_layout,
+    missing_files_error,
+    split_files,
+)
+from backend.data.upstream import UpstreamConfigs, UpstreamGroup, UpstreamTask, read_upstream_configs
 
 log = logging.getLogger(__name__)
 
@@ -137,44 +144,84 @@ def _group_yaml(group: UpstreamGroup) -> str:
     return header + yaml.safe_dump({"include": str(group.yaml_path)}, allow_unicode=True)
 
 
-def prepare_include_path(
-    source: str | DataSource, workdir: Path, *, upstream_dir: Path | None = None
-) -> DataOverride:
-    """Make the upstream task names read ``source``'s data; see the package docstring.
+def _selected(configs: UpstreamConfigs, tasks: Collection[str] | None) -> tuple[UpstreamTask, ...]:
+    if tasks is None:
+        return configs.tasks
+    known = {task.name for task in configs.tasks}
+    if unknown := sorted(set(tasks) - known):
+        raise DataSourceError(
+            f"unknown harness task(s) {', '.join(unknown)} (not in the installed evalita_llm)"
+        )
+    return tuple(task for task in configs.tasks if task.name in tasks)
 
-    For ``sample`` and ``local:<dir>``, every file is checked first (UTF-8 JSONL whose
-    rows have the fields the harness reads); a problem raises :class:`DataSourceError`
-    naming the file and line, before any model is loaded.
+
+def check_data_source(
+    source: str | DataSource, tasks: Collection[str] | None = None, *, upstream_dir: Path | None = None
+) -> dict[str, dict[str, Path]]:
+    """Check every file ``tasks`` (upstream names; None: all) read from ``source``; writes nothing.
+
+    Returns ``{task: {split: file}}``.  Raises :class:`DataSourceError` naming *every*
+    missing file at once (and why a split is needed), else the first file that is not
+    UTF-8 JSONL with the fields the harness reads.  ``hub`` is not checked here (the
+    harness reads the HF datasets cache, or the hub).
     """
     src = source if isinstance(source, DataSource) else DataSource.parse(source)
     if src.kind is DataSourceKind.HUB:
-        return DataOverride(source=src, include_path=None)
+        return {}
     assert src.root is not None
     layout = load_layout()
-    configs = read_upstream_configs(upstream_dir)
-    data_files = {task.name: resolve_data_files(task, src.root, layout) for task in configs.tasks}
+    selected = _selected(read_upstream_configs(upstream_dir), tasks)
+    data_files: dict[str, dict[str, Path]] = {}
+    missing: list[MissingFile] = []
+    for task in selected:
+        data_files[task.name], task_missing = split_files(task, src.root, layout)
+        missing += task_missing
+    if missing:
+        raise missing_files_error(src.root, missing)
     checked: set[Path] = set()
-    for task in configs.tasks:
+    for task in selected:
         fields = layout_entry(task, layout).fields
         for path in data_files[task.name].values():
             if path not in checked:
                 check_jsonl(path, fields)
                 checked.add(path)
+    return data_files
+
+
+def prepare_include_path(
+    source: str | DataSource,
+    workdir: Path,
+    *,
+    tasks: Collection[str] | None = None,
+    upstream_dir: Path | None = None,
+) -> DataOverride:
+    """Make the upstream task names read ``source``'s data; see the package docstring.
+
+    For ``sample`` and ``local:<dir>``, every file is checked first
+    (:func:`check_data_source`), before any model is loaded.  ``tasks`` (upstream names)
+    limits the override to the tasks a run needs — a subset run on a folder holding only
+    those tasks' files —; with ``include_defaults=False`` any other task is then unknown.
+    """
+    src = source if isinstance(source, DataSource) else DataSource.parse(source)
+    if src.kind is DataSourceKind.HUB:
+        return DataOverride(source=src, include_path=None)
+    data_files = check_data_source(src, tasks, upstream_dir=upstream_dir)
+    configs = read_upstream_configs(upstream_dir)
+    selected = _selected(configs, tasks)
 
     include = Path(workdir).resolve() / INCLUDE_DIR_NAME
     if include.exists():
         shutil.rmtree(include)
     include.mkdir(parents=True)
-    for task in configs.tasks:
+    for task in selected:
         (include / f"{task.name}.yaml").write_text(_task_yaml(task, data_files[task.name]), encoding="utf-8")
     for group in configs.groups:
         (include / f"group--{group.name}.yaml").write_text(_group_yaml(group), encoding="utf-8")
     log.info(
-        "data source %s: %d tasks, %d groups, %d files checked, configs in %s",
+        "data source %s: %d lm-eval tasks, %d groups, configs in %s",
         src.label,
-        len(configs.tasks),
+        len(selected),
         len(configs.groups),
-        len(checked),
         include,
     )
     frozen = {name: MappingProxyType(files) for name, files in data_files.items()}

@@ -24,6 +24,8 @@ class UpstreamTask:
     dataset_path: str
     dataset_name: str | None
     splits: tuple[str, ...]
+    #: The split few-shot examples come from: lm-eval 0.4.13 reads it even zero-shot.
+    fewshot_split: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,9 @@ def read_upstream_configs(folder: Path | None = None) -> UpstreamConfigs:
             if name in tasks:
                 raise DataSourceError(f"task {name!r} defined twice: {tasks[name].yaml_path}, {path}")
             splits = tuple(dict.fromkeys(cfg[k] for k in _SPLIT_KEYS if cfg.get(k)))
-            tasks[name] = UpstreamTask(name, path, cfg["dataset_path"], cfg.get("dataset_name"), splits)
+            tasks[name] = UpstreamTask(
+                name, path, cfg["dataset_path"], cfg.get("dataset_name"), splits, cfg.get("fewshot_split")
+            )
     if not tasks:
         raise DataSourceError(f"no task configs found in {folder}")
     return UpstreamConfigs(tuple(tasks.values()), tuple(groups.values()))

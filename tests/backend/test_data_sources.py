@@ -20,12 +20,13 @@ from backend.data import (
     DataSource,
     DataSourceError,
     DataSourceKind,
+    check_data_source,
     prepare_include_path,
     read_upstream_configs,
     read_upstream_tasks,
 )
 from backend.metrics import install_offline_rouge
-from leaderboard.suite import SUITE, TaskKind
+from leaderboard.suite import SUITE, TaskKind, all_harness_tasks, get_task
 
 lm_eval_tasks = pytest.importorskip("lm_eval.tasks")
 
@@ -218,8 +219,50 @@ def test_local_source_missing_a_split_file_names_it(tmp_path: Path) -> None:
     copy = tmp_path / "partial"
     shutil.copytree(SAMPLE_DATA_DIR, copy)
     (copy / "ner" / "fic" / "trial.jsonl").unlink()
-    with pytest.raises(DataSourceError, match=r"trial → .*ner/fic/trial\.jsonl"):
+    with pytest.raises(DataSourceError, match=r"ner/fic/trial\.jsonl \(task ner, split 'trial'"):
         prepare_include_path(f"local:{copy}", tmp_path / "work")
+
+
+def _wic_and_sa_only(tmp_path: Path, *, sa_train: bool = True) -> Path:
+    folder = tmp_path / "wic-sa"
+    for task in ("wic", "sa"):
+        shutil.copytree(SAMPLE_DATA_DIR / task, folder / task)
+    if not sa_train:
+        (folder / "sa" / "train.jsonl").unlink()
+    return folder
+
+
+def test_every_missing_file_is_named_at_once(tmp_path: Path) -> None:
+    with pytest.raises(DataSourceError) as info:
+        check_data_source(f"local:{_wic_and_sa_only(tmp_path)}")
+    message = str(info.value)
+    for missing in ("te/test.jsonl", "te/dev.jsonl", "hs/test_all.jsonl", "faq/test_1.jsonl", "at/dev.jsonl",
+                    "ls/test.jsonl", "ner/adg/reduced_test.jsonl", "ner/wn/trial.jsonl", "re/dev.jsonl",
+                    "sum/test.jsonl", "sum/dev.jsonl"):  # fmt: skip
+        assert missing in message
+    assert message.count("te/test.jsonl") == 1  # six prompts read it: named once
+    assert "--tasks" in message
+
+
+def test_sa_train_is_required_even_zero_shot_and_the_message_says_why(tmp_path: Path) -> None:
+    sa = all_harness_tasks([get_task("sa")])
+    with pytest.raises(
+        DataSourceError,
+        match=r"sa/train\.jsonl \(task sa, split 'train'; the few-shot split, which lm-eval reads even for a zero-shot run\)",
+    ):
+        check_data_source(f"local:{_wic_and_sa_only(tmp_path, sa_train=False)}", sa)
+
+
+def test_a_subset_override_holds_only_its_tasks_and_nothing_falls_back_to_the_hub(tmp_path: Path) -> None:
+    names = all_harness_tasks([get_task("wic"), get_task("sa")])
+    override = prepare_include_path(f"local:{_wic_and_sa_only(tmp_path)}", tmp_path / "work", tasks=names)
+    assert set(override.data_files) == set(names)
+    manager = lm_eval_tasks.TaskManager(**override.task_manager_kwargs())
+    assert "evalita-mp_wic_prompt-1" in manager.all_tasks
+    # A task the override lacks is unknown: it can never be read from the hub instead.
+    assert "evalita-mp_te_prompt-1" not in manager.all_tasks
+    with pytest.raises(Exception, match="evalita-mp_te_prompt-1"):
+        manager.load(["evalita-mp_te_prompt-1"])
 
 
 @pytest.mark.parametrize(

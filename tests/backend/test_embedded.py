@@ -13,13 +13,13 @@ from backend.embedded import (
     EMBEDDED_MODEL_ID,
     file_sha1,
     find_gguf,
-    hub_cache_dir,
     install_embedded,
     install_snapshot,
     repo_cache_dir,
 )
 from eval_queue.requests import ModelType
 from eval_queue.resolver import CacheModelResolver
+from eval_queue.settings import hub_cache_dir
 from tests.backend.conftest import REPO_ROOT, worker_env
 
 

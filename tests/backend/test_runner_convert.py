@@ -10,7 +10,6 @@ import pytest
 
 from backend.convert import (
     IncompleteRunError,
-    all_harness_tasks,
     build_results_file,
     detail_records,
     details_files,
@@ -18,7 +17,7 @@ from backend.convert import (
 )
 from eval_queue.requests import EvalRequest, ModelType, Precision
 from leaderboard.schema import DetailRecord, ResultsFile, RunInfo
-from leaderboard.suite import SUITE, TASKS, TaskKind
+from leaderboard.suite import SUITE, TASKS, TaskKind, all_harness_tasks
 
 
 def _request() -> EvalRequest:
@@ -139,7 +138,7 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
         for harness in prompt.harness_tasks
     }
     assert len(samples) == len(all_harness_tasks())
-    folder, files = details_files(_request(), "2026-11-22T11:00:00Z", samples)
+    folder, files = details_files(_request(), _run(), samples)
 
     assert folder == "org/model/2026-11-22T11-00-00Z_bfloat16_0shot"
     assert len(files) == sum(len(task.prompts) for task in SUITE)
@@ -156,4 +155,4 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
 
 def test_details_for_a_prompt_without_samples_are_an_error() -> None:
     with pytest.raises(IncompleteRunError, match="wic/p1"):
-        details_files(_request(), "2026-11-22T11:00:00Z", {})
+        details_files(_request(), _run(), {})

@@ -98,7 +98,7 @@ def test_runner_scores_equal_the_lm_eval_command_line(
         TASKS,
         0,
         options,
-        include_path=override.include_path,
+        task_manager_kwargs=override.task_manager_kwargs(),
     )
     theirs, their_samples = _cli_run(tiny_model, override.include_path, tmp_path / "cli", datasets_cache)
 

@@ -8,18 +8,20 @@ the run to seconds while every task and prompt still runs.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
 import sys
-import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from backend.config import ExitCode
 from backend.data import SAMPLE_DATA_DIR
-from backend.worker import ExitCode
-from eval_queue.requests import EvalRequest, Status
+from eval_queue.queue import RequestQueue
+from eval_queue.requests import EvalRequest, Status, utc_now
 from leaderboard.schema import DetailRecord, ResultsFile
 from leaderboard.suite import SUITE, TaskKind
 from tests.backend.conftest import REPO_ROOT, Deployment, read_lines_until, status_is, wait_for
@@ -91,6 +93,11 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
         and "token" not in run.model_args
     )
     assert results.model.architecture == "LlamaForCausalLM"
+    # What ran is what is shown: a bfloat16 request runs in float32 on CPU.
+    assert (results.model.precision, run.dtype, run.requested_precision) == ("float32", "float32", "bfloat16")
+    assert "_float32_0shot.json" in finished.results_path
+    assert run.bootstrap_iters == 0 and run.worker_id and run.device == "cpu"
+    assert run.tasks is None and not run.model_extra  # every field typed, none left as an extra
 
     assert run.details_path
     details = [p for p in deployment.stores.details.list(run.details_path) if p.endswith(".jsonl")]
@@ -173,7 +180,7 @@ def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
     deployment: Deployment, tiny_model: TinyModel, cleanup_processes: list[subprocess.Popen[str]]
 ) -> None:
     request = deployment.submit(tiny_model.model_id, tiny_model.revision)
-    worker = deployment.start_worker("--once", "--lease-s", "3", *FAST)
+    worker = deployment.start_worker("--once", "--lease-s", "600", *FAST)
     cleanup_processes.append(worker)
     wait_for(status_is(deployment, request, Status.RUNNING), timeout=60, what="the claim")
 
@@ -181,8 +188,9 @@ def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
     worker.wait(timeout=30)
 
     assert deployment.queue.claim_next("second-worker", 60) is None  # lease still valid
-    time.sleep(3.5)
-    again = deployment.queue.claim_next("second-worker", 60)
+    # Ten minutes later (the queue's clock, not a sleep: load-proof), the lease has expired.
+    later = RequestQueue(deployment.stores.requests, clock=lambda: utc_now() + timedelta(seconds=601))
+    again = later.claim_next("second-worker", 60)
     assert again is not None and again.request_id == request.request_id
     assert (again.claimed_by, again.attempts) == ("second-worker", 1)
 
@@ -198,3 +206,40 @@ def test_serve_polls_until_stopped(
     server.send_signal(signal.SIGTERM)
 
     assert server.wait(timeout=60) == ExitCode.OK
+
+
+def test_a_wic_and_sa_folder_runs_as_a_labelled_subset(
+    deployment: Deployment, tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    data = tmp_path / "wic-sa"
+    for task in ("wic", "sa"):
+        shutil.copytree(SAMPLE_DATA_DIR / task, data / task)
+    request = deployment.submit(tiny_model.model_id, tiny_model.revision)
+
+    log_file = tmp_path / "worker.log"
+    done = deployment.worker(
+        "--once", "--data", f"local:{data}", "--tasks", "wic,sa", "--log-file", str(log_file), *FAST
+    )
+
+    assert done.returncode == ExitCode.OK, done.stderr[-3000:]
+    # The terminal shows the worker's own lines only; harness output and warnings are in the file.
+    shown = [line for line in done.stderr.splitlines() if line.strip()]
+    assert shown and all(
+        re.match(r"^\S+ [A-Z]+ (backend|eval_queue|leaderboard)[.:]", line) for line in shown
+    )
+    assert "evaluating 2 of the 10 Evalita tasks (WIC, SA: 12 prompts" in done.stderr
+    assert "lm_eval" in log_file.read_text() or "py.warnings" in log_file.read_text()
+    finished = deployment.status(request)
+    assert finished.status is Status.FINISHED and finished.results_path
+    assert finished.results_path.endswith("_float32_0shot-wic-sa.json")
+    results = ResultsFile.from_json(
+        deployment.stores.results.read(finished.results_path), finished.results_path
+    )
+    assert list(results.tasks) == ["wic", "sa"]
+    assert (results.run.tasks, results.run.data, results.run.comparable) == (
+        ["wic", "sa"],
+        "local:wic-sa",
+        False,
+    )
+    assert results.run.details_path and results.run.details_path.endswith("_float32_0shot-wic-sa")
+    assert len(deployment.stores.details.list(results.run.details_path)) == 12

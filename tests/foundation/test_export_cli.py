@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.schema import results_file_path
 from tests.paper_tables import write_paper_store
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -99,3 +100,57 @@ def test_export_of_an_empty_store_prints_no_rows_and_says_why(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
     assert "no usable results files" in done.stderr
+
+
+def _sample_store(tmp_path: Path) -> Path:
+    """A store holding only non-comparable runs: one on sample data, one a task subset."""
+    from tests.paper_tables import paper_results
+
+    for llm, change in (("LLM-1", {"data": "sample"}), ("LLM-2", {"tasks": ["wic", "sa"]})):
+        results = paper_results(llm, 0)
+        results.run = results.run.model_copy(update=change)
+        path = tmp_path / "results" / results_file_path(results, "2025-03-01T00:00:00Z")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(results.to_json())
+    return tmp_path
+
+
+def test_export_says_on_stderr_that_non_comparable_runs_were_left_out(tmp_path: Path) -> None:
+    data_dir = _sample_store(tmp_path)
+    done = _export(data_dir, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    assert "2 run(s) not comparable" in done.stderr and "--include-noncomparable shows them" in done.stderr
+
+    shown = _export(data_dir, "--format", "json", "--include-noncomparable")
+    assert shown.returncode == 0 and "left out" not in shown.stderr
+    assert sorted(row["model"] for row in json.loads(shown.stdout)) == ["paper-dev/LLM-1", "paper-dev/LLM-2"]
+
+
+def test_export_of_a_track_without_an_export_table_says_so(data_dir: Path) -> None:
+    done = _export(data_dir, "--track", "judge")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "the judge track has no export table installed" in done.stderr
+    done = _export(data_dir, "--track", "long-context", "--prompts")
+    assert done.returncode == 2 and "belong to the evalita track" in done.stderr
+
+
+def test_export_of_the_evalita_track_by_name_is_the_default_export(data_dir: Path) -> None:
+    assert _export(data_dir, "--track", "evalita").stdout == _export(data_dir).stdout
+
+
+def test_export_table_is_a_short_readable_ranking(data_dir: Path) -> None:
+    done = _export(data_dir, "--format", "table", "--fewshot", "0")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["rank", "model", "shots", "precision", "data", "limit", "avg", "CPS",
+                                "WIC", "TE", "SA", "HS", "FAQ", "AT", "LS", "NER", "REL", "SUM"]  # fmt: skip
+    assert len(lines) == 1 + 6 and max(map(len, lines)) <= 120
+    assert lines[1].split()[:2] == ["1", "paper-dev/LLM-5"] and "45.57" in lines[1]
+
+
+def test_export_table_of_runs_that_are_not_ranked_shows_an_empty_rank_as_a_dash(tmp_path: Path) -> None:
+    done = _export(_sample_store(tmp_path), "--format", "table", "--include-noncomparable")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert sorted((row[0], row[1]) for row in rows) == [("-", "paper-dev/LLM-1"), ("-", "paper-dev/LLM-2")]

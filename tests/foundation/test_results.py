@@ -11,8 +11,11 @@ import pytest
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.storage.local import LocalStorage
-from leaderboard.results import RUN_COLUMNS, SCORE_COLUMNS, ResultsCache, load_results
+from eval_queue.vocabulary import Track
+from leaderboard.results import RUN_COLUMNS, SCORE_COLUMNS, ResultsCache, evalita_results, load_results
 from leaderboard.schema import RESULTS_SCHEMA, ResultsFile, results_file_path
+from leaderboard.store import read_results_store
+from leaderboard.tracks import RESULTS_TRACKS, ResultsRegistry, ResultsTrack, results_registry
 from tests.paper_tables import paper_results
 
 
@@ -268,3 +271,138 @@ def test_a_file_without_a_schema_is_rejected_even_with_a_lookalike_key(tmp_path:
     for payload in (raw, {**raw, "schema_": RESULTS_SCHEMA}):
         with pytest.raises(MalformedFileError, match="unknown schema None"):
             ResultsFile.from_json(json.dumps(payload).encode(), "org/model/results_x.json")
+
+
+# --------------------------------------------------------------------------- the track envelope
+
+
+def _judge_file(track: object = "judge", schema: str = RESULTS_SCHEMA) -> bytes:
+    return json.dumps(
+        {
+            "schema": schema,
+            "track": track,
+            "model": {"id": "org/judge"},
+            "run": {"num_fewshot": 0},
+            "judge": {},
+        }
+    ).encode()
+
+
+def test_files_are_written_in_schema_2_with_their_track(tmp_path: Path) -> None:
+    written = json.loads(paper_results("LLM-1", 0).to_json())
+    assert (written["schema"], written["track"]) == ("evalita-llm-results/2", "evalita")
+
+
+def test_a_schema_1_file_loads_exactly_like_its_schema_2_twin(tmp_path: Path) -> None:
+    v1, v2 = LocalStorage(tmp_path / "v1"), LocalStorage(tmp_path / "v2")
+    path = _write(v2, paper_results("LLM-1", 0), "2025-01-01T00:00:00Z")
+    raw = json.loads(v2.read(path))
+    raw["schema"] = "evalita-llm-results/1"
+    del raw["track"]
+    v1.write(path, json.dumps(raw).encode())
+    one, two = load_results(v1), load_results(v2)
+    assert one.problems == two.problems == []
+    pd.testing.assert_frame_equal(one.runs, two.runs)
+    pd.testing.assert_frame_equal(one.scores, two.scores)
+
+
+def test_a_file_of_another_track_is_not_an_evalita_problem(paper_store: LocalStorage) -> None:
+    paper_store.write("org/judge/results_2025-02-01T00-00-00Z_float32_judge.json", _judge_file())
+    loaded = load_results(paper_store)
+    assert loaded.problems == [] and len(loaded.runs) == 12
+    store = read_results_store(paper_store)
+    assert store.unsupported == {"org/judge/results_2025-02-01T00-00-00Z_float32_judge.json": Track.JUDGE}
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (_judge_file(track="marathon"), "unknown track 'marathon'"),
+        (_judge_file(track=None), "must name its track"),
+        (_judge_file(track="judge", schema="evalita-llm-results/1"), "are Evalita files"),
+        (b"[1, 2]", "not a JSON object"),
+    ],
+)
+def test_a_file_whose_track_cannot_be_known_is_malformed_never_guessed(
+    paper_store: LocalStorage, data: bytes, says: str
+) -> None:
+    paper_store.write("org/x/results_2025-02-01T00-00-00Z_float32_x.json", data)
+    [problem] = load_results(paper_store).problems
+    assert problem.path == "org/x/results_2025-02-01T00-00-00Z_float32_x.json" and says in problem.reason
+
+
+def test_an_evalita_parser_refuses_a_file_of_another_track() -> None:
+    with pytest.raises(MalformedFileError, match="a 'judge' results file, not a 'evalita' one"):
+        ResultsFile.from_json(_judge_file(), "org/judge/results_x.json")
+
+
+def test_a_track_registers_its_own_parser_and_the_reader_dispatches_to_it(paper_store: LocalStorage) -> None:
+    from eval_queue.errors import MalformedFileError as Malformed
+    from leaderboard.tracks.evalita import RESULTS as EVALITA
+
+    def parse_judge(data: bytes, path: str) -> str:
+        raw = json.loads(data)
+        if "judge" not in raw:
+            raise Malformed(path, "no judge body")
+        return raw["model"]["id"]
+
+    registry = ResultsRegistry([EVALITA, ResultsTrack(Track.JUDGE, parse=parse_judge)])
+    good = "org/judge/results_2025-02-01T00-00-00Z_float32_judge.json"
+    bad = "org/judge/results_2025-02-02T00-00-00Z_float32_judge.json"
+    paper_store.write(good, _judge_file())
+    paper_store.write(bad, _judge_file().replace(b'"judge": {}', b'"other": {}'))
+
+    store = read_results_store(paper_store, registry=registry)
+    assert dict(store.records[Track.JUDGE]) == {good: "org/judge"}
+    assert [p.path for p in store.problems_of(Track.JUDGE)] == [bad]
+    assert len(store.records[Track.EVALITA]) == 12 and store.problems_of(Track.EVALITA) == ()
+    assert evalita_results(store).problems == []  # the judge's bad file is the judge's problem
+
+
+def test_the_store_is_listed_once_for_every_track(paper_store: LocalStorage) -> None:
+    calls: list[str] = []
+    real_versions = paper_store.versions
+
+    def counted_versions(prefix: str = "") -> dict[str, str]:
+        calls.append(prefix)
+        return real_versions(prefix)
+
+    paper_store.versions = counted_versions  # type: ignore[method-assign]
+    store = read_results_store(paper_store)
+    assert len(evalita_results(store).runs) == 12
+    assert calls == [""]
+
+
+def test_registering_a_track_twice_is_an_error() -> None:
+    from leaderboard.tracks.evalita import RESULTS as EVALITA
+
+    with pytest.raises(ValueError, match="registered twice"):
+        ResultsRegistry([EVALITA, EVALITA])
+
+
+def test_every_registered_results_entry_loads_as_its_tracks_entry() -> None:
+    registry = results_registry()
+    assert set(registry.tracks) == set(RESULTS_TRACKS) and Track.EVALITA in registry.tracks
+    for entry in registry:
+        assert entry.track in RESULTS_TRACKS
+
+
+def test_runs_show_what_ran_precision_asked_bootstrap_draws_and_subset(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path)
+    results = paper_results("LLM-1", 0)
+    results.model.precision = "float32"
+    results.run = results.run.model_copy(
+        update={
+            "dtype": "float32",
+            "requested_precision": "bfloat16",
+            "bootstrap_iters": 1000,
+            "max_gen_toks": 64,
+            "device": "cpu",
+            "tasks": ["wic", "sa"],
+        }
+    )
+    _write(store, results, "2025-01-01T01:00:00Z")
+    run = load_results(store).runs.iloc[0]
+    assert (run["precision"], run["dtype"], run["requested_precision"]) == ("float32", "float32", "bfloat16")
+    assert (run["bootstrap_iters"], run["max_gen_toks"], run["device"]) == (1000, 64, "cpu")
+    assert run["tasks"] == ["wic", "sa"] and not run["comparable"]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.tracks import RunContext
 from backend.worker import Evaluation, Outcome, WorkerConfig, run_once
 from eval_queue.cli import main as queue_main
 from eval_queue.errors import MalformedFileError
@@ -165,7 +166,7 @@ def _snapshot(deployment: Deployment, store: str, cases: Iterable[Case]) -> dict
     return seen
 
 
-def _evaluation(request: EvalRequest, config: WorkerConfig) -> Evaluation:
+def _evaluation(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
     finished = isoformat(datetime.now(UTC))
     results = ResultsFile(
         model=ModelInfo(id=request.model, revision=request.revision),

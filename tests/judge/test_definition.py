@@ -132,7 +132,7 @@ def test_harness_task_names_and_variants_are_built_in_one_place() -> None:
     assert harness_task_name(Criterion.COHERENCE) == "evalita-judge_coherence"
     assert judge_variant(JudgeMode.META) is None
     variant = judge_variant(JudgeMode.GENERATIONS, "org/m/results_x.json")
-    assert variant is not None and variant.startswith("gen-") and len(variant) == 14
+    assert variant is not None and variant.startswith("gen-") and len(variant) == 16
     assert variant != judge_variant(JudgeMode.GENERATIONS, "org/m/results_y.json")
     with pytest.raises(ValueError, match="results path"):
         judge_variant(JudgeMode.GENERATIONS, None)

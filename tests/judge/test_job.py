@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks.judge import JudgeJob
@@ -42,13 +43,13 @@ def test_a_request_without_a_mode_judges_the_annotated_set() -> None:
         "bfloat16",
     )
     assert (job.info.params_b, job.info.model_type) == (1.5, "instruction-tuned")
-    assert job.request_id == _request().request_id
+    assert job.request_id == _request(track="judge").request_id
 
 
 def test_a_generations_request_names_its_target_in_the_variant() -> None:
     target = "org/writer/results_2026-11-22T11-00-00Z_bfloat16_0shot.json"
 
-    job = JudgeJob.from_request(_request(judge_mode="generations", judge_target=target))
+    job = JudgeJob.from_request(_request(track="judge", judge_mode="generations", judge_target=target))
 
     assert job.mode is JudgeMode.GENERATIONS and job.target == target
     assert job.variant == judge_variant(JudgeMode.GENERATIONS, target)
@@ -57,13 +58,19 @@ def test_a_generations_request_names_its_target_in_the_variant() -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ({"judge_mode": "metaa"}, "unknown judge_mode 'metaa'; valid: meta, generations"),
-        ({"judge_mode": "generations"}, "needs judge_target"),
+        ({"track": "judge", "judge_mode": "metaa"}, "Input should be 'meta' or 'generations'"),
+        ({"track": "judge", "judge_mode": "generations"}, "needs judge_target"),
+        ({"judge_mode": "meta"}, "judge_mode belongs to the judge track, not to evalita"),
     ],
 )
 def test_a_bad_judge_request_is_refused_with_a_clear_message(extra: dict[str, Any], message: str) -> None:
-    with pytest.raises(JudgeDataError, match=message):
-        JudgeJob.from_request(_request(**extra))
+    with pytest.raises(ValidationError, match=message):
+        _request(**extra)
+
+
+def test_an_evalita_request_is_not_taken_for_a_judge_job() -> None:
+    with pytest.raises(JudgeDataError, match="an evalita request, not a judge one"):
+        JudgeJob.from_request(_request())
 
 
 def test_a_judge_gets_the_chat_template_when_its_tokenizer_has_one(

@@ -150,3 +150,68 @@ def test_hub_errors_reach_the_user_without_the_token(
     captured = capsys.readouterr()
     assert "does not exist or the token cannot see it" in captured.err
     assert wrong not in captured.out + captured.err + caplog.text
+
+
+# --------------------------------------------------------------------------- tracks and subsets
+
+
+def _only_request(env: dict[str, str]) -> tuple[Path, dict[str, object]]:
+    (path,) = request_files(env)
+    return path, json.loads(path.read_text())
+
+
+def test_submit_with_tasks_queues_a_subset_request_named_after_its_tasks(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", MODEL, "--tasks", "sa,WIC"]) == 0
+    path, request = _only_request(env)
+    assert path.name.endswith("_bfloat16_0shot-wic-sa.json")
+    assert (request["track"], request["tasks"]) == ("evalita", ["wic", "sa"])  # paper order
+    # The full run of the same model is another request: a subset never takes its place.
+    assert main(["submit", MODEL]) == 0
+    assert len(request_files(env)) == 2
+
+
+def test_submit_refuses_an_unknown_task_id_and_writes_nothing(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", MODEL, "--tasks", "wic,sx"]) == 2
+    err = capsys.readouterr().err
+    assert "tasks" in err and "'sa'" in err and len(err.strip().splitlines()) == 1
+    assert request_files(env) == []
+
+
+def test_submit_to_another_track_writes_its_fields_and_its_file_name(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", MODEL, "--track", "long-context", "--context", "50k,10k"]) == 0
+    path, request = _only_request(env)
+    assert path.name.endswith("_bfloat16_long-context-10k-50k.json")
+    assert (request["track"], request["context_settings"], request["num_fewshot"]) == (
+        "long-context",
+        ["10k", "50k"],
+        0,
+    )
+    assert (
+        main(["submit", MODEL, "--track", "judge", "--judge-target", "org/m/results_x_float32_0shot.json"])
+        == 0
+    )
+    judge = next(p for p in request_files(env) if "_judge-gen-" in p.name)
+    assert json.loads(judge.read_text())["judge_mode"] == "generations"
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--track", "judge", "--fewshot", "5"], "no few-shot setting"),
+        (["--track", "judge", "--tasks", "wic"], "tasks belongs to the evalita track"),
+        (["--context", "10k"], "context_settings belongs to the long-context track"),
+        (["--track", "marathon"], "unknown track 'marathon'"),
+    ],
+)
+def test_submit_refuses_track_fields_that_do_not_fit(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str], args: list[str], says: str
+) -> None:
+    assert main(["submit", MODEL, *args]) == 2
+    assert says in capsys.readouterr().err
+    assert request_files(env) == []

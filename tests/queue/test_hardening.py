@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.tracks import RunContext
 from backend.worker import Evaluation, Outcome, WorkerConfig, run_once
 from eval_queue.cli import render_listing
 from eval_queue.errors import MalformedFileError, SubmissionRejected
@@ -133,7 +134,7 @@ def test_the_worker_refuses_a_request_file_whose_model_id_could_not_have_been_su
     stores.requests.write(edited.path, edited.to_json())  # a file edited in the store, at its right place
     ran: list[str] = []
 
-    def evaluate(req: EvalRequest, config: WorkerConfig) -> Evaluation:
+    def evaluate(req: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
         ran.append(req.model)
         raise AssertionError("must not run")
 

@@ -213,12 +213,8 @@ def test_fair_order_counts_running_requests_against_their_submitter() -> None:
 def test_request_path_round_trips_for_any_revision(revision: str) -> None:
     request = make_request("org/name_with_underscores").model_copy(update={"revision": revision})
     parsed = parse_request_path(request.path)
-    assert (parsed["org"], parsed["name"], parsed["precision"]) == (
-        "org",
-        "name_with_underscores",
-        "bfloat16",
-    )
-    assert parsed["revision"] == revision[:12]
+    assert (parsed.org, parsed.name, parsed.precision) == ("org", "name_with_underscores", "bfloat16")
+    assert parsed.revision == revision[:12]
     assert EvalRequest.from_json(request.to_json(), request.path) == request
 
 

@@ -38,9 +38,10 @@ def _shown(frame: pd.DataFrame, row: int, column: str) -> str:
     return data.metadata["display_value"][row][list(data.headers).index(column)]
 
 
-def _small_model() -> object:
+def _small_model(answer_cap: int | None = None) -> object:
     """0.00125 on every TE prompt (0.125 points: the rounding's half), 0.1345 B parameters,
-    stderr 0.0123 on every prompt, and what the run used recorded as the worker records it."""
+    stderr 0.0123 on every prompt, and what the run used recorded as the worker records it
+    (an answer-length cap makes the run a development one, not ranked by default)."""
     results = _results(SMALL, 0.5)
     results.model.params_b = 0.1345
     for task in results.tasks.values():
@@ -53,7 +54,7 @@ def _small_model() -> object:
         update={
             "dtype": "float32",
             "device": "cpu",
-            "max_gen_toks": 64,
+            "max_gen_toks": answer_cap,
             "bootstrap_iters": 1000,
             "chat_template": True,
         }
@@ -82,7 +83,7 @@ def test_parameters_are_formatted_one_way_everywhere(tmp_path: Path) -> None:
 
 
 def test_the_model_page_shows_what_the_run_used_and_each_prompts_stderr(tmp_path: Path) -> None:
-    board = _board(tmp_path, _small_model())
+    board = _board(tmp_path, _small_model(answer_cap=64))
     run = RunRef(SMALL, "abcdef1234567890", "bfloat16")
     used = views.run_metadata_view(board, run).set_index("Field")["0-shot"]
     assert used["Dtype (as run)"] == "float32" and used["Device"] == "cpu"

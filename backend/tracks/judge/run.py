@@ -21,13 +21,13 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks.judge import convert, prepare
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
-from leaderboard.schema import ModelInfo, RunInfo
+from eval_queue.vocabulary import Track
+from leaderboard.schema import ModelInfo
 from leaderboard.tracks.judge.data import (
     HubRows,
     JudgeDataError,
@@ -79,13 +79,9 @@ class JudgeJob:
     @classmethod
     def from_request(cls, request: EvalRequest) -> JudgeJob:
         """From a queue request: ``judge_mode`` (default ``meta``) and ``judge_target`` (docs/TRACKS.md)."""
-        extra: Mapping[str, Any] = request.model_extra or {}
-        raw_mode = extra.get("judge_mode") or JudgeMode.META.value
-        try:
-            mode = JudgeMode(raw_mode)
-        except ValueError:
-            valid = ", ".join(m.value for m in JudgeMode)
-            raise JudgeDataError(f"unknown judge_mode {raw_mode!r}; valid: {valid}") from None
+        if request.track is not Track.JUDGE:
+            raise JudgeDataError(f"an {request.track.value} request, not a judge one")
+        mode = request.judge_mode or JudgeMode.META
         return cls(
             judge=ModelRef(request.model, request.revision, request.precision.value),
             info=ModelInfo(
@@ -98,7 +94,7 @@ class JudgeJob:
                 architecture=request.architecture,
             ),
             mode=mode,
-            target=extra.get("judge_target"),
+            target=request.judge_target,
             request_id=request.request_id,
         )
 
@@ -179,35 +175,20 @@ def run_judge(
     options = replace(options, apply_chat_template=chat)
     # Judge tasks have no few-shot setting of the harness's own (examples, if any, are in the prompt).
     output = runner.run_harness(
-        job.judge, prepared.task_names, 0, options, include_path=prepared.include_path
+        job.judge,
+        prepared.task_names,
+        0,
+        options,
+        # The judge's own tasks only: no built-in task is indexed.
+        task_manager_kwargs={"include_path": str(prepared.include_path), "include_defaults": False},
     )
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
-    record = output.record
     variant = job.variant
-    folder = judge_details_dir(job.info.id, record.finished_at, job.info.precision, variant)
-    run = RunInfo(
-        num_fewshot=0,
-        data=data_label,
-        limit=record.limit,
-        harness=record.harness,
-        backend=record.backend,
-        model_args=record.model_args,
-        batch_size=record.batch_size,
-        chat_template=record.chat_template,
-        started_at=record.started_at,
-        finished_at=record.finished_at,
-        duration_s=record.duration_s,
-        hardware=record.hardware,
-        request_id=job.request_id,
-        details_path=folder,
-        device=record.device,
-        dtype=record.dtype,
-        batch_size_used=record.batch_size_used,
-        max_gen_toks=record.max_gen_toks,
-        seeds=record.seeds,
-        versions=record.versions,
-        model_load_s=record.model_load_s,
+    finished_at = output.run.finished_at or ""
+    folder = judge_details_dir(job.info.id, finished_at, job.info.precision, variant)
+    run = output.run.model_copy(
+        update={"data": data_label, "request_id": job.request_id, "details_path": folder}
     )
     body = (
         convert.meta_body(answers, shots)
@@ -215,13 +196,13 @@ def run_judge(
         else convert.generations_body(answers, judged, shots)
     )
     info = job.info
-    if not info.architecture and record.architecture:
-        info = info.model_copy(update={"architecture": record.architecture})
+    if not info.architecture and output.architecture:
+        info = info.model_copy(update={"architecture": output.architecture})
     results = JudgeResultsFile(model=info, run=run, judge=body)
     details = {
         f"{folder}/{judge_details_file_name(c)}": lines for c, lines in convert.detail_lines(answers).items()
     }
-    path = judge_results_path(job.info.id, record.finished_at, job.info.precision, variant)
+    path = judge_results_path(job.info.id, finished_at, job.info.precision, variant)
     parsed = sum(a.answer.parsed for a in answers)
     log.info(
         "judge %s: %d answers, %d parsed (%.0f%%)",

@@ -25,6 +25,7 @@ from backend.data import DataSource
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
 from eval_queue.requests import EvalRequest
+from leaderboard.schema import RunInfo
 from leaderboard.tracks.long_context.definition import parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
 
@@ -46,33 +47,18 @@ class LongContextEvaluation:
 
 
 def _run_info(
-    request: EvalRequest, data: LongContextData, record: Any, report: dict[str, Any]
+    request: EvalRequest, data: LongContextData, run: RunInfo, report: dict[str, Any]
 ) -> LongContextRunInfo:
+    """The harness's run block plus what a long-context run adds."""
     return LongContextRunInfo(
-        num_fewshot=0,
+        **run.model_dump(exclude={"data", "request_id"}),
         data=data.label,
-        limit=record.limit,
-        harness=record.harness,
-        backend=record.backend,
-        model_args=record.model_args,
-        batch_size=record.batch_size,
-        chat_template=record.chat_template,
-        started_at=record.started_at,
-        finished_at=record.finished_at,
-        duration_s=record.duration_s,
-        hardware=record.hardware,
         request_id=request.request_id,
         context_settings=sorted({t.setting for t in data.tasks}, key=list(parse_settings(None)).index),
         model_class=report.get("model_class"),
         prefix_reuse=report.get("reuse_prefix"),
         prefill_tokens=report.get("prefill_tokens"),
         window_tokens=report.get("max_length"),
-        device=record.device,
-        dtype=record.dtype,
-        max_gen_toks=record.max_gen_toks,
-        seeds=record.seeds,
-        versions=record.versions,
-        model_load_s=record.model_load_s,
     )
 
 
@@ -106,7 +92,8 @@ def run_long_context(
         data.task_names,
         0,
         options,
-        include_path=data.include_path,
+        # The track's own tasks only: no built-in task is indexed or could be read instead.
+        task_manager_kwargs={"include_path": str(data.include_path), "include_defaults": False},
         model_class=MODEL_NAME,
         model_kwargs={"reuse_prefix": reuse_prefix, "progress_interval_s": options.progress_interval_s},
     )
@@ -116,8 +103,8 @@ def run_long_context(
         data.tasks, output.results, output.samples, windows, data.book_words, report.get("max_length")
     )
     results = LongContextResults(
-        model=model_info(request, output.record.architecture),
-        run=_run_info(request, data, output.record, report),
+        model=model_info(request, output.run, output.architecture),
+        run=_run_info(request, data, output.run, report),
         settings=settings_body,
     )
     for setting, result in settings_body.items():

@@ -24,7 +24,6 @@ the result columns (:mod:`leaderboard.tracks.judge.tables`) and the About page
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,8 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from eval_queue.errors import EvalitaError
-from eval_queue.vocabulary import Track
+from eval_queue.requests import request_variant
+from eval_queue.vocabulary import JudgeMode, Track
 
 TRACK = Track.JUDGE
 
@@ -72,15 +72,6 @@ class Criterion(StrEnum):
         return RUBRIC[self].label
 
 
-class JudgeMode(StrEnum):
-    """What a judge request does (request field ``judge_mode``, docs/TRACKS.md)."""
-
-    #: The model judges the annotated set; its scores are compared with the human ones.
-    META = "meta"
-    #: The model judges the outputs of another run (request field ``judge_target``).
-    GENERATIONS = "generations"
-
-
 #: lm-eval task names: one generation task per criterion (``harness/_judge_template_yaml``).
 HARNESS_TASK_PREFIX = "evalita-judge"
 
@@ -93,18 +84,13 @@ def harness_task_name(criterion: Criterion) -> str:
 def judge_variant(mode: JudgeMode, target: str | None = None) -> str | None:
     """The ``<variant>`` of a judge request's and results file's name (docs/TRACKS.md).
 
-    None for ``meta``; for ``generations``, ``gen-`` and 10 hex digits of the target
-    results path's SHA-1, so judging two runs of one model never collides.
+    None for ``meta``; for ``generations``, ``gen-`` and a hash of the target results
+    path, so judging two runs of one model never collides.  The request's own rule
+    (:func:`eval_queue.requests.request_variant`) is the one source.
     """
-    match mode:
-        case JudgeMode.META:
-            return None
-        case JudgeMode.GENERATIONS:
-            if not target:
-                raise ValueError("judging generations needs the results path of the run to judge")
-            return "gen-" + hashlib.sha1(target.encode()).hexdigest()[:10]
-        case _:
-            raise AssertionError(f"unhandled judge mode {mode!r}")
+    if mode is JudgeMode.GENERATIONS and not target:
+        raise ValueError("judging generations needs the results path of the run to judge")
+    return request_variant(Track.JUDGE, judge_mode=mode, judge_target=target)
 
 
 class UnknownCriterionError(EvalitaError, LookupError):

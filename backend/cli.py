@@ -1,0 +1,197 @@
+"""The worker's command line: options → :class:`~backend.config.WorkerConfig`, then one run or serve.
+
+``python -m backend --once`` checks the data source first (every file the worker's
+tasks read; all missing files named at once) and claims nothing if it is incomplete
+(exit 5), then runs at most one request (:func:`backend.worker.run_once`).
+``python -m backend`` serves (:func:`backend.serve.serve`).  Exit codes:
+:class:`~backend.config.ExitCode`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from pathlib import Path
+
+from backend.config import DEFAULT_LEASE_S, DEFAULT_POLL_S, DEFAULT_STALL_S, ExitCode, WorkerConfig
+from backend.logs import configure_logging, harness_output_to
+from backend.options import BACKENDS, RunOptions
+from eval_queue.errors import EvalitaError
+from eval_queue.queue import RequestQueue
+from eval_queue.redact import install_log_redaction
+from eval_queue.settings import Settings
+from eval_queue.storage import open_stores
+from eval_queue.vocabulary import EvalitaTask
+
+log = logging.getLogger(__name__)
+
+DATA_ENV = "EVALITA_EVAL_DATA"
+
+
+def _positive_number(text: str) -> int | float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def _batch_size(text: str) -> str | int:
+    if text.startswith("auto"):
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "batch size must be 'auto', 'auto:N' or a positive integer"
+        ) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("batch size must be positive")
+    return value
+
+
+def parse_task_ids(text: str) -> tuple[str, ...]:
+    """``wic,sa`` → ``("wic", "sa")`` in paper order; an unknown id is refused listing the valid ones."""
+    asked = [part.strip().lower() for part in text.split(",") if part.strip()]
+    valid = [task.value for task in EvalitaTask]
+    unknown = [task for task in asked if task not in valid]
+    if not asked or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown task id(s) {', '.join(unknown) or '(none given)'}: choose among {', '.join(valid)}"
+        )
+    return tuple(task for task in valid if task in asked)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m backend",
+        description="Evalita-LLM evaluation worker: claims requests from the queue and runs them through lm-eval.",
+        epilog="Exit codes: 0 done or nothing to do; 1 evaluation failed (request FAILED) or lease lost; "
+        "2 bad usage/configuration; 3 interrupted (request handed back to PENDING); "
+        "4 store unavailable (hub outage, lock timeout: serve keeps polling); "
+        "5 the data source lacks files (nothing claimed).  "
+        "Other commands: install-embedded, prefetch MODEL...",
+    )
+    parser.add_argument("--once", action="store_true", help="claim and run at most one request, then exit")
+    parser.add_argument(
+        "--data",
+        default=None,
+        help=f"hub | sample | local:<dir> (default: ${DATA_ENV}, else sample)",
+    )
+    parser.add_argument(
+        "--tasks",
+        type=parse_task_ids,
+        default=None,
+        help="evalita: run only these task ids, e.g. wic,sa (a labelled subset run; default: all ten)",
+    )
+    parser.add_argument(
+        "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
+    )
+    parser.add_argument(
+        "--bootstrap-iters", type=int, default=1000, help="bootstrap draws for stderr (0: none)"
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=_batch_size,
+        default=None,
+        help="auto | auto:N | N (default: auto on GPU, 4 on CPU)",
+    )
+    parser.add_argument("--device", default=None, help="cpu | cuda | cuda:N (default: cuda if available)")
+    parser.add_argument("--backend", choices=BACKENDS, default="hf", help="harness model backend")
+    parser.add_argument(
+        "--apply-chat-template", action="store_true", help="render prompts with the model's chat template"
+    )
+    parser.add_argument(
+        "--max-gen-toks",
+        type=int,
+        default=None,
+        help="cap generated tokens (smoke tests only; not comparable)",
+    )
+    parser.add_argument("--worker-id", default=f"{socket.gethostname()}-{os.getpid()}")
+    parser.add_argument(
+        "--lease-s", type=float, default=DEFAULT_LEASE_S, help="lease length; renewed every third of it"
+    )
+    parser.add_argument(
+        "--stall-s",
+        type=float,
+        default=DEFAULT_STALL_S,
+        help="stop a run whose harness makes no progress this long, and hand its request back",
+    )
+    parser.add_argument("--poll-s", type=float, default=DEFAULT_POLL_S, help="serve: seconds between polls")
+    parser.add_argument("--progress-s", type=float, default=30.0, help="seconds between progress lines")
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        default=None,
+        help="write the full log there (harness warnings and output included); the terminal keeps "
+        "the worker's own lines",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConfig:
+    from backend.data import DataSource
+
+    data = args.data or settings.eval_data
+    DataSource.parse(data)  # DataSourceError (exit 2) for a bad --data
+    if args.bootstrap_iters < 0:
+        raise EvalitaError("--bootstrap-iters must be >= 0")
+    if args.max_gen_toks is not None and args.max_gen_toks <= 0:
+        raise EvalitaError("--max-gen-toks must be positive")
+    if args.max_gen_toks is not None and args.limit is None:
+        # A capped run without --limit would be labelled comparable with full runs.
+        raise EvalitaError("--max-gen-toks is for smoke tests: use it together with --limit")
+    if args.lease_s <= 0 or args.poll_s <= 0 or args.stall_s <= 0:
+        raise EvalitaError("--lease-s, --poll-s and --stall-s must be positive")
+    return WorkerConfig(
+        worker_id=args.worker_id,
+        data=data,
+        lease_s=args.lease_s,
+        poll_s=args.poll_s,
+        stall_s=args.stall_s,
+        tasks=args.tasks,
+        harness=RunOptions(
+            backend=args.backend,
+            device=args.device,
+            batch_size=args.batch_size,
+            bootstrap_iters=args.bootstrap_iters,
+            limit=args.limit,
+            apply_chat_template=args.apply_chat_template,
+            trust_remote_code=settings.allow_remote_code,
+            progress_interval_s=args.progress_s,
+            max_gen_toks=args.max_gen_toks,
+        ),
+    )
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m backend [--once] …``; returns the exit code (configuration errors raise, see ``__main__``)."""
+    from backend.data import DataSourceError
+    from backend.tracks.evalita import check_data
+
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose, args.log_file)
+    settings = Settings.from_env()
+    install_log_redaction(*settings.secrets)  # the configured token and salt, in every record
+    config = config_from_args(args, settings)
+    if not args.once:
+        from backend.serve import serve
+
+        once_argv = [a for a in argv if a != "--once"]
+        if not any(a == "--worker-id" or a.startswith("--worker-id=") for a in argv):
+            once_argv += ["--worker-id", config.worker_id]
+        return int(serve(config, once_argv))
+    try:
+        check_data(config)
+    except DataSourceError as exc:
+        log.error("nothing claimed: %s", exc)
+        return ExitCode.DATA_UNAVAILABLE
+    from backend.worker import run_once
+
+    stores = open_stores(settings)
+    queue = RequestQueue(stores.requests, secrets=settings.secrets)
+    with harness_output_to(args.log_file):
+        return int(run_once(stores, queue, config).exit_code)
