@@ -52,6 +52,7 @@ import torch
 from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
+from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` lm-eval model
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
 from eval_queue.errors import EvalitaError
 
@@ -476,29 +477,30 @@ def run_harness(
     task_manager = TaskManager(include_path=str(include_path) if include_path else None)
     tasks = _load_tasks(task_names, task_manager)
     log.info("running %d tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
-    output = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=tasks,
-        num_fewshot=num_fewshot,
-        limit=options.limit,
-        bootstrap_iters=options.bootstrap_iters,
-        log_samples=log_samples,
-        apply_chat_template=options.apply_chat_template,
-        fewshot_as_multiturn=options.apply_chat_template,
-        gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
-        task_manager=task_manager,
-        random_seed=RANDOM_SEED,
-        numpy_random_seed=NUMPY_SEED,
-        torch_random_seed=TORCH_SEED,
-        fewshot_random_seed=FEWSHOT_SEED,
-        verbosity="WARNING",
-    )
+    with fastpath_session(options.backend, lm, tasks) as fastpath_report:
+        output = lm_eval.simple_evaluate(
+            model=lm,
+            tasks=tasks,
+            num_fewshot=num_fewshot,
+            limit=options.limit,
+            bootstrap_iters=options.bootstrap_iters,
+            log_samples=log_samples,
+            apply_chat_template=options.apply_chat_template,
+            fewshot_as_multiturn=options.apply_chat_template,
+            gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
+            task_manager=task_manager,
+            random_seed=RANDOM_SEED,
+            numpy_random_seed=NUMPY_SEED,
+            torch_random_seed=TORCH_SEED,
+            fewshot_random_seed=FEWSHOT_SEED,
+            verbosity="WARNING",
+        )
     tracker.close()
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
     duration = time.perf_counter() - t0
     finished = datetime.now(UTC)
-    progress = tracker.summary() | asdict(tokens)
+    progress = tracker.summary() | asdict(tokens) | fastpath_report
     record = RunRecord(
         harness=f"lm-eval {lm_eval.__version__}",
         backend=options.backend,

@@ -48,7 +48,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from backend.options import RunOptions
+from backend.options import BACKENDS, RunOptions
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest
@@ -610,7 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="auto | auto:N | N (default: auto on GPU, 4 on CPU)",
     )
     parser.add_argument("--device", default=None, help="cpu | cuda | cuda:N (default: cuda if available)")
-    parser.add_argument("--backend", choices=("hf", "vllm"), default="hf", help="harness model backend")
+    parser.add_argument("--backend", choices=BACKENDS, default="hf", help="harness model backend")
     parser.add_argument(
         "--apply-chat-template", action="store_true", help="render prompts with the model's chat template"
     )

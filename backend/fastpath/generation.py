@@ -1,0 +1,184 @@
+"""Greedy generation with ``transformers``' continuous batching (paged KV cache).
+
+The reference path generates a fixed batch until *all* its sequences stop, so a batch of
+22 runs as long as its longest answer and the GPU idles on padding.  Here every request
+is handed to ``transformers``' :class:`ContinuousBatchingManager`, which keeps many
+sequences in flight, each stopped at its own end and replaced by a waiting one at once.
+
+Stop sequences.  The manager stops a request on an end token only; lm-eval stops on
+strings (``"</s>"``, ``"\\n"``, the EOS text).  Two mechanisms, neither changing the text:
+
+* every vocabulary entry whose text alone contains a stop string ends the request like
+  EOS (synchronously, inside the manager: most stops — ``"\\n"`` — are caught here);
+* a stop string split over several tokens is caught on the streamed tokens and the
+  request is cancelled (asynchronously: a few surplus tokens may be generated).
+
+Either way the answer is then cut exactly as the reference cuts it — the decoded tokens,
+truncated at the first stop string (:func:`lm_eval.models.utils.postprocess_generated_text`)
+— so greedy text equals the reference's wherever their logits agree.
+
+Data shapes: :class:`GenerationJob` in; ``{job.key: generated token ids}`` out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from transformers import GenerationConfig
+from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+from backend.options import HarnessError
+
+log = logging.getLogger(__name__)
+
+#: How long to wait for one streamed result before checking the manager is still alive.
+POLL_S = 1.0
+
+
+class GenerationError(HarnessError):
+    """The continuous-batching manager failed a request or died."""
+
+
+@dataclass(frozen=True)
+class GenerationJob:
+    """One greedy request: prompt token ids, its token cap and its stop strings."""
+
+    key: int
+    prompt: list[int]
+    max_new_tokens: int
+    stops: tuple[str, ...]
+
+
+def stop_token_ids(tokenizer: Any, stops: Sequence[str]) -> set[int]:
+    """Ids of the tokens whose text, decoded alone, contains one of ``stops``.
+
+    Sound for the tokenizers lm-eval meets (byte-level BPE and SentencePiece): a token's
+    text in context contains its text alone (at most with a leading space), so such a
+    token always puts the stop string into the answer.
+    """
+    wanted = [s for s in stops if s]
+    if not wanted:
+        return set()
+    size = len(tokenizer)
+    texts = tokenizer.batch_decode([[i] for i in range(size)], skip_special_tokens=False)
+    return {i for i, text in enumerate(texts) if any(s in text for s in wanted)}
+
+
+def continuous_config(
+    *,
+    device_type: str,
+    jobs: Sequence[GenerationJob],
+    max_requests: int | None,
+    max_batch_tokens: int | None,
+) -> ContinuousBatchingConfig:
+    """The manager's settings.
+
+    Block sharing (prefix caching) is off: a shared block computed inside one batch would
+    make a request's numbers depend on what ran beside it.  On CPU the paged cache is
+    sized to the workload (the automatic sizing measures free accelerator memory and on
+    CPU allocates gigabytes); on GPU it is sized from free memory by ``transformers``.
+    """
+    if device_type != "cpu":
+        return ContinuousBatchingConfig(
+            allow_block_sharing=False, max_requests_per_batch=max_requests, max_batch_tokens=max_batch_tokens
+        )
+    page = 64
+    requests = max_requests or 8
+    longest = max(len(j.prompt) + j.max_new_tokens for j in jobs)
+    blocks = requests * -(-longest // page) + 2
+    return ContinuousBatchingConfig(
+        allow_block_sharing=False,
+        page_size=page,
+        num_blocks=blocks,
+        max_requests_per_batch=requests,
+        max_batch_tokens=max_batch_tokens or 512,
+        use_cuda_graph=False,
+    )
+
+
+class _StopWatch:
+    """Finds a stop string in a request's streamed tokens (the multi-token case)."""
+
+    def __init__(self, tokenizer: Any, stops: Sequence[str]) -> None:
+        self.tokenizer = tokenizer
+        self.stops = [s for s in stops if s]
+        # A stop string of n characters spans at most n tokens; one more for the new token.
+        self.window = max((len(s.encode()) for s in self.stops), default=0) + 1
+
+    def hit(self, tokens: Sequence[int]) -> bool:
+        if not self.stops:
+            return False
+        tail = self.tokenizer.decode(tokens[-self.window :], skip_special_tokens=False)
+        if not any(s in tail for s in self.stops):
+            return False
+        text = self.tokenizer.decode(tokens, skip_special_tokens=False)
+        return any(s in text for s in self.stops)
+
+
+def generate_greedy(
+    model: Any,
+    tokenizer: Any,
+    jobs: Sequence[GenerationJob],
+    *,
+    generation_config: GenerationConfig,
+    cb_config: ContinuousBatchingConfig,
+    eos_ids: set[int],
+    on_done: Callable[[GenerationJob, list[int]], None] | None = None,
+) -> dict[int, list[int]]:
+    """Run ``jobs`` through one continuous-batching manager; generated ids per ``job.key``.
+
+    ``generation_config`` must be greedy with no logits processors (the caller checks).
+    ``on_done`` is called once per job as it finishes (progress reporting).
+    """
+    if not jobs:
+        return {}
+    stop_ids: dict[tuple[str, ...], set[int]] = {}
+    watches: dict[tuple[str, ...], _StopWatch] = {}
+    for job in jobs:
+        if job.stops not in stop_ids:
+            stop_ids[job.stops] = stop_token_ids(tokenizer, job.stops)
+            watches[job.stops] = _StopWatch(tokenizer, job.stops)
+    by_id = {str(job.key): job for job in jobs}
+    done: dict[int, list[int]] = {}
+    manager = model.init_continuous_batching(
+        generation_config=generation_config, continuous_batching_config=cb_config
+    )
+    manager.start()
+    try:
+        for job in jobs:
+            manager.add_request(
+                job.prompt,
+                request_id=str(job.key),
+                max_new_tokens=job.max_new_tokens,
+                streaming=True,
+                eos_token_id=sorted(eos_ids | stop_ids[job.stops]),
+            )
+        while len(done) < len(jobs):
+            output = manager.get_result(timeout=POLL_S)
+            if output is None:
+                if not manager.is_running():
+                    raise GenerationError(
+                        f"continuous batching stopped with {len(jobs) - len(done)} of {len(jobs)} requests unfinished"
+                    )
+                continue
+            job = by_id.get(output.request_id)
+            if job is None or job.key in done:
+                continue  # a streamed update arriving after we cut the request
+            if output.error is not None:
+                raise GenerationError(f"generation failed for a request: {output.error}")
+            tokens = list(output.generated_tokens)
+            finished = output.is_finished()
+            if not finished and watches[job.stops].hit(tokens):
+                manager.cancel_request(output.request_id)
+                finished = True
+            if finished:
+                done[job.key] = tokens
+                if on_done is not None:
+                    on_done(job, tokens)
+    finally:
+        manager.stop(block=True, timeout=30)
+        manager.destroy()
+    return done
