@@ -53,6 +53,7 @@ from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
 from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` lm-eval model
+from backend.fastpath.vllm_settings import prepare_vllm_environment
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
 from eval_queue.errors import EvalitaError
 
@@ -375,6 +376,7 @@ def _seed_everything() -> None:
 
 def _load_model(model_args: str, options: RunOptions, device: str, batch_size: str | int) -> Any:
     if options.backend == "vllm":
+        prepare_vllm_environment()  # before vllm is imported
         try:
             import vllm  # noqa: F401  (only to fail early with a clear message)
         except ImportError as exc:

@@ -8,6 +8,7 @@ compares what lm-eval would see.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 from typing import Any
 
@@ -293,3 +294,24 @@ def test_length_sorted_batches_pad_little() -> None:
     padded = sum(b.padded_tokens for b in batches)
     assert real == sum(len(ctx) + 1 for ctx, _ in requests)
     assert padded < 1.1 * real
+
+
+def test_vllm_runs_with_prefix_caching_off_and_batch_invariant_kernels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from backend import runner
+    from backend.fastpath.vllm_settings import BATCH_INVARIANT_ENV
+    from backend.options import HarnessError, ModelRef, RunOptions
+
+    options = RunOptions(backend="vllm", device="cpu")
+    args = runner.build_model_args(ModelRef("org/model", "abc"), options, "bfloat16")
+    assert "enable_prefix_caching=False" in args.split(",")
+    monkeypatch.delenv(BATCH_INVARIANT_ENV, raising=False)
+    if importlib.util.find_spec("vllm") is None:
+        with pytest.raises(HarnessError, match="needs the vllm package"):
+            runner._load_model(args, options, "cpu", 4)
+    else:  # pragma: no cover - vllm is not part of requirements-backend.txt
+        runner.prepare_vllm_environment()
+    assert os.environ[BATCH_INVARIANT_ENV] == "1"
