@@ -7,7 +7,7 @@
 
 Worker options: ``--data hub|sample|local:<dir>`` (default ``$EVALITA_EVAL_DATA``, else
 ``sample``), ``--limit N``, ``--bootstrap-iters N``, ``--batch-size auto|N``,
-``--device cpu|cuda|cuda:N``, ``--backend hf|vllm``, ``--worker-id ID``, ``--lease-s S``,
+``--device cpu|cuda|cuda:N``, ``--backend hf|hf-fast|vllm``, ``--worker-id ID``, ``--lease-s S``,
 ``--poll-s S``.
 
 Exit codes (``backend.worker.ExitCode``): 0 — done, or nothing to do (serve: stopped
