@@ -155,6 +155,8 @@ class FastHFLM(HFLM):
         override_bs: int | None = None,
     ) -> list[tuple[float, bool]]:
         """``(log P(continuation | context), continuation is greedy)`` per request, in order."""
+        if not requests:
+            return []
         if override_bs is not None:  # loglikelihood_rolling's windows: not a multiple-choice workload
             return super()._loglikelihood_tokens(requests, disable_tqdm, override_bs)
         if self._tree_blocked is None and self._verify_tree and not self.stats.tree_check:
@@ -371,6 +373,10 @@ class FastHFLM(HFLM):
             or (GPU_CB_MAX_REQUESTS if self.device.type == "cuda" else None),
             max_batch_tokens=self._cb_max_batch_tokens,
         )
+        if self.device.type == "cuda":
+            # The paged cache is sized from free memory: hand back what the log-likelihood
+            # batches left in PyTorch's caching allocator first.
+            torch.cuda.empty_cache()
         texts: dict[int, str] = {}
 
         def done(job: GenerationJob, tokens: list[int]) -> None:
