@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -315,3 +316,16 @@ def test_vllm_runs_with_prefix_caching_off_and_batch_invariant_kernels(
     else:  # pragma: no cover - vllm is not part of requirements-backend.txt
         runner.prepare_vllm_environment()
     assert os.environ[BATCH_INVARIANT_ENV] == "1"
+
+
+def test_the_worker_runs_the_fast_path_on_request_and_the_reference_by_default(tmp_path: Path) -> None:
+    from backend.worker import build_parser, config_from_args
+    from eval_queue.settings import Settings
+
+    settings = Settings(data_dir=tmp_path)
+    default = config_from_args(build_parser().parse_args(["--once"]), settings)
+    fast = config_from_args(build_parser().parse_args(["--once", "--backend", "hf-fast"]), settings)
+    assert default.harness.backend == "hf"
+    assert fast.harness.backend == "hf-fast"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--once", "--backend", "hf-turbo"])
