@@ -10,8 +10,9 @@ strings (``"</s>"``, ``"\\n"``, the EOS text).  Two mechanisms, neither changing
 
 * every vocabulary entry whose text alone contains a stop string ends the request like
   EOS (synchronously, inside the manager: most stops — ``"\\n"`` — are caught here);
-* a stop string split over several tokens is caught on the streamed tokens and the
-  request is cancelled (asynchronously: a few surplus tokens may be generated).
+* a stop string split over several tokens is caught on the streamed tokens — the decoded
+  tail is looked at only after a token that can close one — and the request is cancelled
+  (asynchronously: a few surplus tokens may be generated).
 
 Either way the answer is then cut exactly as the reference cuts it — the decoded tokens,
 truncated at the first stop string (:func:`lm_eval.models.utils.postprocess_generated_text`)
@@ -52,19 +53,38 @@ class GenerationJob:
     stops: tuple[str, ...]
 
 
-def stop_token_ids(tokenizer: Any, stops: Sequence[str]) -> set[int]:
-    """Ids of the tokens whose text, decoded alone, contains one of ``stops``.
+def vocabulary_texts(tokenizer: Any) -> list[str]:
+    """Every token's text, decoded alone (special tokens included)."""
+    return tokenizer.batch_decode([[i] for i in range(len(tokenizer))], skip_special_tokens=False)
 
-    Sound for the tokenizers lm-eval meets (byte-level BPE and SentencePiece): a token's
-    text in context contains its text alone (at most with a leading space), so such a
-    token always puts the stop string into the answer.
+
+@dataclass(frozen=True)
+class StopPlan:
+    """How one set of stop strings is watched.
+
+    ``ending``: tokens whose text alone contains a stop string — they end the request like
+    EOS.  Sound for the tokenizers lm-eval meets (byte-level BPE, SentencePiece): a token's
+    text in context contains its text alone (at most with a leading space), so such a token
+    always puts the stop string into the answer.  ``closing``: tokens that may complete a
+    stop string spread over several tokens (their text holds a stop's last character, or is
+    an incomplete UTF-8 sequence): only after one of them is the decoded tail looked at.
     """
-    wanted = [s for s in stops if s]
-    if not wanted:
-        return set()
-    size = len(tokenizer)
-    texts = tokenizer.batch_decode([[i] for i in range(size)], skip_special_tokens=False)
-    return {i for i, text in enumerate(texts) if any(s in text for s in wanted)}
+
+    stops: tuple[str, ...]
+    ending: frozenset[int]
+    closing: frozenset[int]
+
+    @classmethod
+    def build(cls, stops: Sequence[str], texts: Sequence[str]) -> StopPlan:
+        wanted = tuple(s for s in stops if s)
+        last = {s[-1] for s in wanted} | {"\ufffd"}
+        ending = frozenset(i for i, text in enumerate(texts) if any(s in text for s in wanted))
+        closing = (
+            frozenset(i for i, text in enumerate(texts) if any(c in text for c in last))
+            if wanted
+            else frozenset()
+        )
+        return cls(wanted, ending, closing)
 
 
 def continuous_config(
@@ -100,22 +120,22 @@ def continuous_config(
 
 
 class _StopWatch:
-    """Finds a stop string in a request's streamed tokens (the multi-token case)."""
+    """Finds a stop string spread over several of a request's streamed tokens."""
 
-    def __init__(self, tokenizer: Any, stops: Sequence[str]) -> None:
+    def __init__(self, tokenizer: Any, plan: StopPlan) -> None:
         self.tokenizer = tokenizer
-        self.stops = [s for s in stops if s]
-        # A stop string of n characters spans at most n tokens; one more for the new token.
-        self.window = max((len(s.encode()) for s in self.stops), default=0) + 1
+        self.plan = plan
+        # A stop string of n bytes spans at most n tokens; one more for the new token.
+        self.window = max((len(s.encode()) for s in plan.stops), default=0) + 1
 
     def hit(self, tokens: Sequence[int]) -> bool:
-        if not self.stops:
+        if not tokens or tokens[-1] not in self.plan.closing:
             return False
         tail = self.tokenizer.decode(tokens[-self.window :], skip_special_tokens=False)
-        if not any(s in tail for s in self.stops):
+        if not any(s in tail for s in self.plan.stops):
             return False
         text = self.tokenizer.decode(tokens, skip_special_tokens=False)
-        return any(s in text for s in self.stops)
+        return any(s in text for s in self.plan.stops)
 
 
 def generate_greedy(
@@ -135,12 +155,10 @@ def generate_greedy(
     """
     if not jobs:
         return {}
-    stop_ids: dict[tuple[str, ...], set[int]] = {}
-    watches: dict[tuple[str, ...], _StopWatch] = {}
-    for job in jobs:
-        if job.stops not in stop_ids:
-            stop_ids[job.stops] = stop_token_ids(tokenizer, job.stops)
-            watches[job.stops] = _StopWatch(tokenizer, job.stops)
+    texts = vocabulary_texts(tokenizer)
+    watches = {
+        stops: _StopWatch(tokenizer, StopPlan.build(stops, texts)) for stops in {j.stops for j in jobs}
+    }
     by_id = {str(job.key): job for job in jobs}
     done: dict[int, list[int]] = {}
     manager = model.init_continuous_batching(
@@ -154,7 +172,7 @@ def generate_greedy(
                 request_id=str(job.key),
                 max_new_tokens=job.max_new_tokens,
                 streaming=True,
-                eos_token_id=sorted(eos_ids | stop_ids[job.stops]),
+                eos_token_id=sorted(eos_ids | watches[job.stops].plan.ending),
             )
         while len(done) < len(jobs):
             output = manager.get_result(timeout=POLL_S)

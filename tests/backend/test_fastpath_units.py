@@ -23,7 +23,13 @@ from lm_eval.models.huggingface import HFLM
 from backend.fastpath import FastHFLM, fastpath_session
 from backend.fastpath import model as fast_model
 from backend.fastpath.encoding import encode_pairs
-from backend.fastpath.generation import GenerationJob, continuous_config, generate_greedy
+from backend.fastpath.generation import (
+    GenerationJob,
+    StopPlan,
+    continuous_config,
+    generate_greedy,
+    vocabulary_texts,
+)
 from backend.fastpath.postprocess import bootstrap_stderr_parallel
 from backend.fastpath.tree import PAD, PREFIX, attention_bias, build_batch, plan_batches, plan_rows
 from tests.support.tiny_model import TinyModel
@@ -215,6 +221,17 @@ def test_a_stop_over_two_tokens_ends_the_request_early(lm: FastHFLM) -> None:
         assert job.stops[0] not in lm.tokenizer.decode(
             out[job.key][:-1]
         )  # cut at the token that completed it
+
+
+def test_tokens_holding_a_stop_end_the_request_and_tokens_closing_one_are_watched(lm: FastHFLM) -> None:
+    texts = vocabulary_texts(lm.tokenizer)
+    plan = StopPlan.build(["\n", "</s>", ""], texts)
+    assert plan.stops == ("\n", "</s>")
+    assert {i for i, text in enumerate(texts) if "\n" in text or "</s>" in text} == plan.ending
+    assert lm.tokenizer.eos_token_id in plan.ending  # the special token's text is "</s>"
+    assert plan.ending <= plan.closing
+    assert {i for i, text in enumerate(texts) if text.endswith(">")} <= plan.closing
+    assert StopPlan.build([], texts).closing == frozenset()
 
 
 def test_sampling_requests_are_served_by_the_reference(lm: FastHFLM) -> None:
