@@ -2,7 +2,7 @@
 
     python bench/bench_speed.py [--model ID|FOLDER] [--data sample|local:DIR] [--tasks te,sa,…]
                                 [--fewshot 0|5] [--limit N] [--max-gen-toks N] [--device cpu|cuda]
-                                [--fast-first] [--out FILE]
+                                [--threads N] [--fast-first] [--out FILE]
 
 Both paths run the worker's own code (:func:`backend.runner.run_harness`: one model load,
 one ``simple_evaluate`` call for all tasks) on the same model, data and options, one after
@@ -16,7 +16,10 @@ throughput, MFU on a GPU, and the fast/reference ratio:
   (per-document scoring, ROUGE, aggregation, bootstrap);
 * ``other`` — the rest (building tasks and requests).
 
-Throughput counts the same work for both paths: the tokens of every ``context +
+Beside wall time, the CPU seconds of each phase (this process's threads and its finished
+children): on a shared machine wall time moves with everyone else's load, CPU time much
+less (with ``--threads 1`` it is the work itself); the mean load average each path saw is
+printed too.  Throughput counts the same work for both paths: the tokens of every ``context +
 continuation`` scored (log-likelihood) and the tokens of the final answers (generation).
 MFU is ``2 · parameters · tokens forwarded / wall / peak`` with the tokens each path really
 forwarded in the log-likelihood phase (padding included: the reference's batches, the fast
@@ -39,8 +42,10 @@ import argparse
 import json
 import logging
 import os
+import resource
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -75,50 +80,108 @@ TARGET_POINTS = 0.1
 # --------------------------------------------------------------------------- timing
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads) and of its finished children (the scoring pools)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 @dataclass
 class Clock:
-    """Timestamps the wrappers leave: end of each model phase, end of each evaluation."""
+    """(wall, CPU) stamps the wrappers leave: start and end of each model phase, end of each evaluation.
 
-    phase_ends: list[float] = field(default_factory=list)
-    evaluate_ends: list[float] = field(default_factory=list)
+    On a shared machine wall time depends on what else runs; CPU time much less (one torch
+    thread: the work itself), so the report gives both.
+    """
+
+    phases: list[tuple[str, str, float, float]] = field(default_factory=list)  # (start|end, kind, wall, cpu)
+    evaluate_ends: list[tuple[float, float]] = field(default_factory=list)
+
+    def stamp(self) -> tuple[float, float]:
+        return time.perf_counter(), cpu_seconds()
 
 
 def install_clock() -> Clock:
-    """Timestamp the end of every model phase and of every ``simple_evaluate`` call."""
+    """Stamp the start and end of every model phase and the end of every ``simple_evaluate`` call."""
     import lm_eval
 
     from backend import runner
 
     clock = Clock()
+    start_phase = runner.ProgressTracker.start_phase
     finish_phase = runner.ProgressTracker._finish_phase
     simple_evaluate = lm_eval.simple_evaluate
 
+    def timed_start(self: Any, kind: str, requests: Sequence[Any]) -> None:
+        start_phase(self, kind, requests)  # closes the previous phase first
+        clock.phases.append(("start", kind, *clock.stamp()))
+
     def timed_finish(self: Any) -> None:
         if self.phase:
-            clock.phase_ends.append(time.perf_counter())
+            clock.phases.append(("end", self.phase, *clock.stamp()))
         finish_phase(self)
 
     def timed_evaluate(*args: Any, **kwargs: Any) -> Any:
         try:
             return simple_evaluate(*args, **kwargs)
         finally:
-            clock.evaluate_ends.append(time.perf_counter())
+            clock.evaluate_ends.append(clock.stamp())
 
+    runner.ProgressTracker.start_phase = timed_start
     runner.ProgressTracker._finish_phase = timed_finish
     lm_eval.simple_evaluate = timed_evaluate
     return clock
 
 
+class LoadSampler:
+    """Samples the 1-minute load average every ``interval_s`` (a daemon thread), to report the load each path saw."""
+
+    def __init__(self, interval_s: float = 15.0) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(interval_s,), daemon=True)
+        self._thread.start()
+
+    def _run(self, interval_s: float) -> None:
+        while not self._stop.wait(interval_s if self.samples else 0):
+            self.samples.append((time.perf_counter(), os.getloadavg()[0]))
+
+    def mean(self, start: float, end: float) -> float | None:
+        inside = [load for at, load in self.samples if start <= at <= end]
+        return sum(inside) / len(inside) if inside else None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
 @dataclass
 class PathRun:
-    """One path's run: wall times per phase, token counts, and the harness output."""
+    """One path's run: wall and CPU seconds per phase, tokens forwarded, and the harness output."""
 
     backend: str
     wall_s: float
     load_s: float
     phase_s: dict[str, float]
+    cpu_s: dict[str, float]
     forwarded_tokens: int
+    interval: tuple[float, float]  # perf_counter at start and end
     output: Any = field(repr=False)
+
+
+PHASE_KINDS = {"loglikelihood": "loglikelihood", "generate_until": "generation"}
+
+
+def _phase_cpu(clock: Clock, first_stamp: int) -> dict[str, float]:
+    """CPU seconds per phase from the stamps this run left (``clock.phases[first_stamp:]``)."""
+    cpu = {"loglikelihood": 0.0, "generation": 0.0}
+    opened: dict[str, float] = {}
+    for event, kind, _, stamp in clock.phases[first_stamp:]:
+        if event == "start":
+            opened[kind] = stamp
+        elif kind in opened and kind in PHASE_KINDS:
+            cpu[PHASE_KINDS[kind]] += stamp - opened.pop(kind)
+    return cpu
 
 
 def run_path(
@@ -136,21 +199,27 @@ def run_path(
         progress_interval_s=60,
     )
     log.info("running %s on %d tasks", backend, len(tasks))
-    t0 = time.perf_counter()
+    first_stamp = len(clock.phases)
+    wall0, cpu0 = clock.stamp()
     output = run_harness(model, list(tasks), args.fewshot, options, include_path=include, log_samples=True)
-    wall = time.perf_counter() - t0
+    wall1, cpu1 = clock.stamp()
     progress = output.record.progress
     seconds = progress["phase_seconds"]
-    post = clock.evaluate_ends[-1] - clock.phase_ends[-1]
+    (last_wall, last_cpu), (eval_wall, eval_cpu) = clock.phases[-1][2:], clock.evaluate_ends[-1]
     phase_s = {
         "loglikelihood": seconds.get("loglikelihood", 0.0),
         "generation": seconds.get("generate_until", 0.0),
-        "post-processing": post,
+        "post-processing": eval_wall - last_wall,
     }
-    phase_s["other"] = wall - output.record.model_load_s - sum(phase_s.values())
+    phase_s["other"] = wall1 - wall0 - output.record.model_load_s - sum(phase_s.values())
+    cpu_s = _phase_cpu(clock, first_stamp) | {"post-processing": eval_cpu - last_cpu}
+    cpu_s["load + other"] = cpu1 - cpu0 - sum(cpu_s.values())
+    cpu_s["total"] = cpu1 - cpu0
     fast = progress.get("fastpath")
     forwarded = fast["tree_padded_tokens"] if fast else progress["forward_tokens"]
-    return PathRun(backend, wall, output.record.model_load_s, phase_s, forwarded, output)
+    return PathRun(
+        backend, wall1 - wall0, output.record.model_load_s, phase_s, cpu_s, forwarded, (wall0, wall1), output
+    )
 
 
 def warm_up(tasks: Sequence[str], include: Path) -> None:
@@ -306,6 +375,13 @@ def phase_rows(
         rows.append(row)
     rows.append({"phase": "total", "reference_s": ref.wall_s, "fast_s": fast.wall_s})
     for row in rows:
+        cpu_key = "load + other" if row["phase"] in ("load", "other") else row["phase"]
+        if row["phase"] != "load":
+            row["reference_cpu_s"], row["fast_cpu_s"] = ref.cpu_s[cpu_key], fast.cpu_s[cpu_key]
+            row["cpu_ratio"] = (
+                row["fast_cpu_s"] / row["reference_cpu_s"] if row["reference_cpu_s"] > 0 else None
+            )
+    for row in rows:
         row["ratio"] = row["fast_s"] / row["reference_s"] if row["reference_s"] > 0 else None
     return rows
 
@@ -321,7 +397,10 @@ def print_report(summary: dict[str, Any]) -> None:
         f"{len(summary['tasks'])} prompt tasks, {summary['harness']}, torch threads {summary['torch_threads'] or 'default'}; "
         f"order: {' then '.join(summary['order'])}"
     )
-    header = f"{'phase':<16} {'hf s':>9} {'hf-fast s':>9} {'fast/hf':>8} {'work tok':>9} {'hf tok/s':>9} {'fast tok/s':>10} {'hf MFU':>7} {'fast MFU':>8}"
+    header = (
+        f"{'phase':<16} {'hf s':>9} {'hf-fast s':>9} {'fast/hf':>8} {'work tok':>9} {'hf tok/s':>9} "
+        f"{'fast tok/s':>10} {'hf MFU':>7} {'fast MFU':>8} {'hf CPU s':>9} {'fast CPU s':>10} {'CPU f/hf':>8}"
+    )
     print(header)
     print("-" * len(header))
     for row in summary["phases"]:
@@ -329,8 +408,16 @@ def print_report(summary: dict[str, Any]) -> None:
             f"{row['phase']:<16} {row['reference_s']:9.1f} {row['fast_s']:9.1f} {_fmt(row['ratio'], '8.3f')} "
             f"{_fmt(row.get('work_tokens'), '9d')} {_fmt(row.get('reference_tok_s'), '9.1f')} "
             f"{_fmt(row.get('fast_tok_s'), '10.1f')} {_fmt(row.get('reference_mfu'), '7.1%')} "
-            f"{_fmt(row.get('fast_mfu'), '8.1%')}"
+            f"{_fmt(row.get('fast_mfu'), '8.1%')} {_fmt(row.get('reference_cpu_s'), '9.1f')} "
+            f"{_fmt(row.get('fast_cpu_s'), '10.1f')} {_fmt(row.get('cpu_ratio'), '8.3f')}"
         )
+    loads = summary["load_average"]
+    print(
+        f"(CPU s: this process's threads and its finished children; 'load' CPU is counted in 'other'.  "
+        f"Mean 1-minute load average on {summary['cpu_cores']} cores: "
+        + ", ".join(f"{name} {_fmt(load, '.1f')}" for name, load in loads.items())
+        + ")"
+    )
     scores = summary["scores"]
     header = f"\n{'prompt task':<32} {'metric':<7} {'hf':>8} {'hf-fast':>8} {'Δ pts':>7} {'identical':>11} {'max|Δll|':>9}"
     print(header)
@@ -416,6 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
     clock = install_clock()
+    sampler = LoadSampler()
     order = (FAST, REFERENCE) if args.fast_first else (REFERENCE, FAST)
     runs: dict[str, PathRun] = {}
     with tempfile.TemporaryDirectory(prefix="bench-speed-") as workdir:
@@ -423,6 +511,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warm_up(tasks, override.include_path)
         for backend in order:
             runs[backend] = run_path(backend, model, tasks, args, override.include_path, clock)
+    sampler.stop()
     ref, fast = runs[REFERENCE], runs[FAST]
 
     from transformers import AutoTokenizer
@@ -447,6 +536,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "dtype": record.dtype,
         "harness": record.harness,
         "torch_threads": args.threads,
+        "cpu_cores": os.cpu_count(),
+        "load_average": {run.backend: sampler.mean(*run.interval) for run in runs.values()},
         "versions": record.versions,
         "reference_batch_size": record.batch_size_used or record.batch_size,
         "parameters": parameter_count(args.model, revision),
