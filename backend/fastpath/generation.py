@@ -87,34 +87,69 @@ class StopPlan:
         return cls(wanted, ending, closing)
 
 
+@dataclass(frozen=True)
+class BatchingLimits:
+    """How many sequences decode in one step: at most ``max_requests``, and at most
+    ``kv_tokens // longest sequence`` of a wave.
+
+    Without flash attention (CPU, or a GPU without ``flash-attn``) ``transformers``' paged
+    attention lets every query of a step attend to the keys of every sequence in it (a
+    packed mask), so a step costs about requests² × length: the key budget keeps long
+    prompts (summaries) from paying quadratically while short ones still batch widely.
+    ``max_batch_tokens``: tokens per step (prefill chunks); ``None`` lets ``transformers`` choose.
+    """
+
+    max_requests: int
+    kv_tokens: int
+    max_batch_tokens: int | None = None
+
+
+CPU_LIMITS = BatchingLimits(max_requests=16, kv_tokens=4096, max_batch_tokens=512)
+GPU_LIMITS = BatchingLimits(max_requests=128, kv_tokens=65536)
+
+
+def plan_waves(
+    jobs: Sequence[GenerationJob], limits: BatchingLimits
+) -> list[tuple[list[GenerationJob], int]]:
+    """Longest first, cut into waves of similar length, each with its requests per step.
+
+    A wave keeps taking jobs down to half its longest one; its requests per step are
+    ``kv_tokens // longest`` within ``[1, max_requests]``.
+    """
+    waves: list[tuple[list[GenerationJob], int]] = []
+    longest = 0
+    for job in sorted(jobs, key=lambda j: (-(len(j.prompt) + j.max_new_tokens), j.key)):
+        length = len(job.prompt) + job.max_new_tokens
+        if waves and 2 * length > longest:
+            waves[-1][0].append(job)
+            continue
+        longest = length
+        waves.append(([job], max(1, min(limits.max_requests, limits.kv_tokens // length))))
+    return waves
+
+
 def continuous_config(
-    *,
-    device_type: str,
-    jobs: Sequence[GenerationJob],
-    max_requests: int | None,
-    max_batch_tokens: int | None,
+    *, device_type: str, jobs: Sequence[GenerationJob], requests: int, max_batch_tokens: int | None
 ) -> ContinuousBatchingConfig:
-    """The manager's settings.
+    """The manager's settings for one wave.
 
     Block sharing (prefix caching) is off: a shared block computed inside one batch would
     make a request's numbers depend on what ran beside it.  On CPU the paged cache is
-    sized to the workload (the automatic sizing measures free accelerator memory and on
-    CPU allocates gigabytes); on GPU it is sized from free memory by ``transformers``.
+    sized to the wave (the automatic sizing measures free accelerator memory and on CPU
+    allocates gigabytes); on GPU it is sized from free memory by ``transformers``.
     """
     if device_type != "cpu":
         return ContinuousBatchingConfig(
-            allow_block_sharing=False, max_requests_per_batch=max_requests, max_batch_tokens=max_batch_tokens
+            allow_block_sharing=False, max_requests_per_batch=requests, max_batch_tokens=max_batch_tokens
         )
     page = 64
-    requests = max_requests or 8
     longest = max(len(j.prompt) + j.max_new_tokens for j in jobs)
-    blocks = requests * -(-longest // page) + 2
     return ContinuousBatchingConfig(
         allow_block_sharing=False,
         page_size=page,
-        num_blocks=blocks,
+        num_blocks=requests * -(-longest // page) + 2,
         max_requests_per_batch=requests,
-        max_batch_tokens=max_batch_tokens or 512,
+        max_batch_tokens=max_batch_tokens,
         use_cuda_graph=False,
     )
 
@@ -144,11 +179,12 @@ def generate_greedy(
     jobs: Sequence[GenerationJob],
     *,
     generation_config: GenerationConfig,
-    cb_config: ContinuousBatchingConfig,
+    limits: BatchingLimits,
+    device_type: str,
     eos_ids: set[int],
     on_done: Callable[[GenerationJob, list[int]], None] | None = None,
 ) -> dict[int, list[int]]:
-    """Run ``jobs`` through one continuous-batching manager; generated ids per ``job.key``.
+    """Run ``jobs`` through continuous batching, wave by wave (:func:`plan_waves`); ids per ``job.key``.
 
     ``generation_config`` must be greedy with no logits processors (the caller checks).
     ``on_done`` is called once per job as it finishes (progress reporting).
@@ -159,8 +195,29 @@ def generate_greedy(
     watches = {
         stops: _StopWatch(tokenizer, StopPlan.build(stops, texts)) for stops in {j.stops for j in jobs}
     }
-    by_id = {str(job.key): job for job in jobs}
     done: dict[int, list[int]] = {}
+    for wave, requests in plan_waves(jobs, limits):
+        config = continuous_config(
+            device_type=device_type, jobs=wave, requests=requests, max_batch_tokens=limits.max_batch_tokens
+        )
+        log.info("continuous batching: %d requests, up to %d per step", len(wave), requests)
+        _run_wave(model, wave, generation_config, config, eos_ids, watches, done, on_done)
+    return done
+
+
+def _run_wave(
+    model: Any,
+    jobs: Sequence[GenerationJob],
+    generation_config: GenerationConfig,
+    cb_config: ContinuousBatchingConfig,
+    eos_ids: set[int],
+    watches: dict[tuple[str, ...], _StopWatch],
+    done: dict[int, list[int]],
+    on_done: Callable[[GenerationJob, list[int]], None] | None,
+) -> None:
+    """One manager for ``jobs``; finished ids go into ``done``."""
+    by_id = {str(job.key): job for job in jobs}
+    remaining = len(jobs)
     manager = model.init_continuous_batching(
         generation_config=generation_config, continuous_batching_config=cb_config
     )
@@ -174,12 +231,12 @@ def generate_greedy(
                 streaming=True,
                 eos_token_id=sorted(eos_ids | watches[job.stops].plan.ending),
             )
-        while len(done) < len(jobs):
+        while remaining:
             output = manager.get_result(timeout=POLL_S)
             if output is None:
                 if not manager.is_running():
                     raise GenerationError(
-                        f"continuous batching stopped with {len(jobs) - len(done)} of {len(jobs)} requests unfinished"
+                        f"continuous batching stopped with {remaining} of {len(jobs)} requests unfinished"
                     )
                 continue
             job = by_id.get(output.request_id)
@@ -194,9 +251,9 @@ def generate_greedy(
                 finished = True
             if finished:
                 done[job.key] = tokens
+                remaining -= 1
                 if on_done is not None:
                     on_done(job, tokens)
     finally:
         manager.stop(block=True, timeout=30)
         manager.destroy()
-    return done

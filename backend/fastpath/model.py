@@ -18,8 +18,9 @@ depend on which path ran, only the time does.
 
 Model arguments (``--model_args``) on top of ``HFLM``'s: ``max_batch_tokens`` (tokens per
 log-likelihood forward; default 4096 on CPU, sized from free memory on GPU),
-``cb_max_requests`` and ``cb_max_batch_tokens`` (continuous batching: requests and tokens
-per step; default 8 and 512 on CPU, 64 and automatic on GPU), ``verify_tree`` (default on).
+``cb_max_requests``, ``cb_kv_tokens`` and ``cb_max_batch_tokens`` (continuous batching:
+requests per step, their key budget, tokens per step — :class:`~.generation.BatchingLimits`;
+defaults ``CPU_LIMITS`` and ``GPU_LIMITS``), ``verify_tree`` (default on).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from lm_eval.models.huggingface import HFLM
 from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs, postprocess_generated_text
 
 from backend.fastpath.encoding import encode_many, encode_pairs
-from backend.fastpath.generation import GenerationJob, continuous_config, generate_greedy
+from backend.fastpath.generation import CPU_LIMITS, GPU_LIMITS, BatchingLimits, GenerationJob, generate_greedy
 from backend.fastpath.tree import Batch, Row, attention_bias, build_batch, plan_batches, plan_rows
 from backend.options import FAST_BACKEND
 
@@ -48,7 +49,6 @@ log = logging.getLogger(__name__)
 
 CPU_MAX_BATCH_TOKENS = 4096
 GPU_MAX_BATCH_TOKENS = 65536
-GPU_CB_MAX_REQUESTS = 64
 #: Fraction of free accelerator memory a log-likelihood forward may plan for.
 GPU_MEMORY_SHARE = 0.25
 #: Tree vs reference on the check requests: |Δ| ≤ atol + rtol·|reference|.
@@ -119,6 +119,7 @@ class FastHFLM(HFLM):
         *args: Any,
         max_batch_tokens: int | None = None,
         cb_max_requests: int | None = None,
+        cb_kv_tokens: int | None = None,
         cb_max_batch_tokens: int | None = None,
         verify_tree: bool = True,
         **kwargs: Any,
@@ -127,6 +128,7 @@ class FastHFLM(HFLM):
         self.stats = FastPathStats()
         self._max_batch_tokens = int(max_batch_tokens) if max_batch_tokens else None
         self._cb_max_requests = int(cb_max_requests) if cb_max_requests else None
+        self._cb_kv_tokens = int(cb_kv_tokens) if cb_kv_tokens else None
         self._cb_max_batch_tokens = int(cb_max_batch_tokens) if cb_max_batch_tokens else None
         self._verify_tree = verify_tree
         self._tree_blocked: str | None = tree_unsupported(self)
@@ -362,16 +364,14 @@ class FastHFLM(HFLM):
                 )
             planned.append(GenerationJob(index, list(prompt[-max_ctx_len:]), max_gen_toks, tuple(until)))
             finish[index] = (context, gen_kwargs, until)
-        planned.sort(key=lambda j: (-len(j.prompt), j.key))  # longest first, like the reference
         eos = config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [self.eot_token_id])
         config.max_new_tokens = max(j.max_new_tokens for j in planned)
-        cb_config = continuous_config(
-            device_type=self.device.type,
-            jobs=planned,
-            max_requests=self._cb_max_requests
-            or (GPU_CB_MAX_REQUESTS if self.device.type == "cuda" else None),
-            max_batch_tokens=self._cb_max_batch_tokens,
+        defaults = GPU_LIMITS if self.device.type == "cuda" else CPU_LIMITS
+        limits = BatchingLimits(
+            max_requests=self._cb_max_requests or defaults.max_requests,
+            kv_tokens=self._cb_kv_tokens or defaults.kv_tokens,
+            max_batch_tokens=self._cb_max_batch_tokens or defaults.max_batch_tokens,
         )
         if self.device.type == "cuda":
             # The paged cache is sized from free memory: hand back what the log-likelihood
@@ -389,7 +389,8 @@ class FastHFLM(HFLM):
             self.tokenizer,
             planned,
             generation_config=config,
-            cb_config=cb_config,
+            limits=limits,
+            device_type=self.device.type,
             eos_ids=eos_ids,
             on_done=done,
         )

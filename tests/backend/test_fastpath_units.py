@@ -24,10 +24,12 @@ from backend.fastpath import FastHFLM, fastpath_session
 from backend.fastpath import model as fast_model
 from backend.fastpath.encoding import encode_pairs
 from backend.fastpath.generation import (
+    CPU_LIMITS,
+    BatchingLimits,
     GenerationJob,
     StopPlan,
-    continuous_config,
     generate_greedy,
+    plan_waves,
     vocabulary_texts,
 )
 from backend.fastpath.postprocess import bootstrap_stderr_parallel
@@ -211,9 +213,14 @@ def test_a_stop_over_two_tokens_ends_the_request_early(lm: FastHFLM) -> None:
     config, blocked = lm._greedy_config()
     assert blocked is None
     config.max_new_tokens = 12
-    cb_config = continuous_config(device_type="cpu", jobs=jobs, max_requests=None, max_batch_tokens=None)
     out = generate_greedy(
-        lm.model, lm.tokenizer, jobs, generation_config=config, cb_config=cb_config, eos_ids=set()
+        lm.model,
+        lm.tokenizer,
+        jobs,
+        generation_config=config,
+        limits=CPU_LIMITS,
+        device_type="cpu",
+        eos_ids=set(),
     )
     for job in jobs:
         text = lm.tokenizer.decode(out[job.key])
@@ -232,6 +239,16 @@ def test_tokens_holding_a_stop_end_the_request_and_tokens_closing_one_are_watche
     assert plan.ending <= plan.closing
     assert {i for i, text in enumerate(texts) if text.endswith(">")} <= plan.closing
     assert StopPlan.build([], texts).closing == frozenset()
+
+
+def test_long_sequences_decode_fewer_at_a_time_than_short_ones() -> None:
+    jobs = [GenerationJob(k, [1] * n, 100, ()) for k, n in enumerate([900, 100, 860, 30, 400, 420])]
+    waves = plan_waves(jobs, BatchingLimits(max_requests=16, kv_tokens=4096))
+    assert [([j.key for j in wave], per_step) for wave, per_step in waves] == [
+        ([0, 2, 5], 4),  # longest 1000 tokens: 4096 // 1000; down to half of it
+        ([4], 8),  # 500 tokens: exactly half of 1000 starts a new wave
+        ([1, 3], 16),  # longest 200: capped at max_requests
+    ]
 
 
 def test_sampling_requests_are_served_by_the_reference(lm: FastHFLM) -> None:
