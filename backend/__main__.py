@@ -8,7 +8,7 @@
 Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
 ``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
 ``--bootstrap-iters N``, ``--batch-size auto|N``, ``--device cpu|cuda|cuda:N``,
-``--backend hf|vllm``, ``--worker-id ID``, ``--lease-s S``, ``--stall-s S``, ``--poll-s S``.
+``--backend hf|hf-fast|vllm``, ``--worker-id ID``, ``--lease-s S``, ``--stall-s S``, ``--poll-s S``.
 
 Exit codes (``backend.config.ExitCode``): 0 — done, or nothing to do (serve: stopped
 cleanly); 1 — the evaluation failed (the request is FAILED with a reason), stalled (handed

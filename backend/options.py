@@ -11,7 +11,11 @@ from dataclasses import dataclass
 from eval_queue.errors import EvalitaError
 
 CPU_BATCH_SIZE = 4
-BACKENDS = ("hf", "vllm")
+#: The fast path (``backend.fastpath``): lm-eval's ``hf`` model with faster request handling.
+FAST_BACKEND = "hf-fast"
+#: ``hf`` stays the default everywhere: the fast path becomes the GPU default only once the
+#: GPU benchmark (``bench/gpu/``) has shown it faster there and within the score targets.
+BACKENDS = ("hf", FAST_BACKEND, "vllm")
 
 
 class HarnessError(EvalitaError):

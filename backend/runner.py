@@ -49,6 +49,8 @@ import torch
 from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
+from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` lm-eval model
+from backend.fastpath.vllm_settings import prepare_vllm_environment
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
 from backend.progress import ProgressTracker, fmt_s
 from eval_queue.errors import EvalitaError
@@ -242,6 +244,7 @@ def _load_model(
     model_kwargs: Mapping[str, Any] | None = None,
 ) -> Any:
     if options.backend == "vllm":
+        prepare_vllm_environment()  # before vllm is imported
         try:
             import vllm  # noqa: F401  (only to fail early with a clear message)
         except ImportError as exc:
@@ -363,23 +366,24 @@ def run_harness(
     tasks = _load_tasks(task_names, task_manager)
     log.info("running %d harness tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
     beat("building the requests")
-    output = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=tasks,
-        num_fewshot=num_fewshot,
-        limit=options.limit,
-        bootstrap_iters=options.bootstrap_iters,
-        log_samples=log_samples,
-        apply_chat_template=options.apply_chat_template,
-        fewshot_as_multiturn=options.apply_chat_template,
-        gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
-        task_manager=task_manager,
-        random_seed=RANDOM_SEED,
-        numpy_random_seed=NUMPY_SEED,
-        torch_random_seed=TORCH_SEED,
-        fewshot_random_seed=FEWSHOT_SEED,
-        verbosity="WARNING",
-    )
+    with fastpath_session(options.backend, lm, tasks) as fastpath_report:
+        output = lm_eval.simple_evaluate(
+            model=lm,
+            tasks=tasks,
+            num_fewshot=num_fewshot,
+            limit=options.limit,
+            bootstrap_iters=options.bootstrap_iters,
+            log_samples=log_samples,
+            apply_chat_template=options.apply_chat_template,
+            fewshot_as_multiturn=options.apply_chat_template,
+            gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
+            task_manager=task_manager,
+            random_seed=RANDOM_SEED,
+            numpy_random_seed=NUMPY_SEED,
+            torch_random_seed=TORCH_SEED,
+            fewshot_random_seed=FEWSHOT_SEED,
+            verbosity="WARNING",
+        )
     tracker.close()
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
@@ -416,7 +420,7 @@ def run_harness(
         samples=dict(output.get("samples", {}) or {}),
         run=run,
         architecture=_architecture(lm),
-        progress=tracker.summary() | asdict(tokens),
+        progress=tracker.summary() | asdict(tokens) | fastpath_report,
         raw=dict(output),
         model_report=dict(lm.run_report()) if hasattr(lm, "run_report") else {},
     )
