@@ -353,37 +353,14 @@ def run_harness(
     tokens = TokenCounter()
     _instrument(lm, tracker, tokens)
 
-    # lm-eval logs every task it indexes and selects at INFO: keep the log (and the
-    # FAILED request's log tail) for what matters.
-    logging.getLogger("lm_eval").setLevel(
-        max(logging.WARNING, logging.getLogger("lm_eval").getEffectiveLevel())
-    )
-    evaluator_log = logging.getLogger("lm_eval.evaluator")
-    if not any(isinstance(f, _RoutineWarnings) for f in evaluator_log.filters):
-        evaluator_log.addFilter(_RoutineWarnings())
+    _quiet_harness_logs()
     beat("loading the tasks")
     task_manager = TaskManager(**dict(task_manager_kwargs or {}))
     tasks = _load_tasks(task_names, task_manager)
     log.info("running %d harness tasks, %d-shot, limit=%s", len(tasks), num_fewshot, options.limit)
     beat("building the requests")
     with fastpath_session(options.backend, lm, tasks) as fastpath_report:
-        output = lm_eval.simple_evaluate(
-            model=lm,
-            tasks=tasks,
-            num_fewshot=num_fewshot,
-            limit=options.limit,
-            bootstrap_iters=options.bootstrap_iters,
-            log_samples=log_samples,
-            apply_chat_template=options.apply_chat_template,
-            fewshot_as_multiturn=options.apply_chat_template,
-            gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
-            task_manager=task_manager,
-            random_seed=RANDOM_SEED,
-            numpy_random_seed=NUMPY_SEED,
-            torch_random_seed=TORCH_SEED,
-            fewshot_random_seed=FEWSHOT_SEED,
-            verbosity="WARNING",
-        )
+        output = _simple_evaluate(lm, tasks, task_manager, num_fewshot, options, log_samples)
     tracker.close()
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
@@ -393,25 +370,19 @@ def run_harness(
     run = RunInfo(
         num_fewshot=num_fewshot,
         limit=options.limit,
-        harness=f"lm-eval {lm_eval.__version__}",
         backend=model_class or options.backend,
         model_args=model_args,
         batch_size=batch_size,
-        chat_template=options.apply_chat_template,
         started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         finished_at=finished.strftime("%Y-%m-%dT%H:%M:%SZ"),
         duration_s=round(duration, 3),
-        hardware=describe_hardware(device),
         device=device,
         dtype=dtype,
         requested_precision=model.precision,
         batch_size_used=sorted(set(tokens.detected_batch_sizes))
         or ([batch_size] if isinstance(batch_size, int) else []),
-        bootstrap_iters=options.bootstrap_iters,
-        max_gen_toks=options.max_gen_toks,
-        seeds={"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
-        versions=_versions(),
         model_load_s=round(model_load_s, 3),
+        **_fixed_run_fields(options, device),
     )
     log.info("harness finished in %s (model load %s)", fmt_s(duration), fmt_s(model_load_s))
     return HarnessOutput(
@@ -424,3 +395,55 @@ def run_harness(
         raw=dict(output),
         model_report=dict(lm.run_report()) if hasattr(lm, "run_report") else {},
     )
+
+
+def _quiet_harness_logs() -> None:
+    """lm-eval logs every task it indexes and selects at INFO: keep the log (and the FAILED
+    request's log tail) for what matters."""
+    logging.getLogger("lm_eval").setLevel(
+        max(logging.WARNING, logging.getLogger("lm_eval").getEffectiveLevel())
+    )
+    evaluator_log = logging.getLogger("lm_eval.evaluator")
+    if not any(isinstance(f, _RoutineWarnings) for f in evaluator_log.filters):
+        evaluator_log.addFilter(_RoutineWarnings())
+
+
+def _simple_evaluate(
+    lm: Any,
+    tasks: list[Any],
+    task_manager: TaskManager,
+    num_fewshot: int,
+    options: RunOptions,
+    log_samples: bool,
+) -> dict[str, Any] | None:
+    """The one ``simple_evaluate`` call, with the project's fixed seeds."""
+    return lm_eval.simple_evaluate(
+        model=lm,
+        tasks=tasks,
+        num_fewshot=num_fewshot,
+        limit=options.limit,
+        bootstrap_iters=options.bootstrap_iters,
+        log_samples=log_samples,
+        apply_chat_template=options.apply_chat_template,
+        fewshot_as_multiturn=options.apply_chat_template,
+        gen_kwargs={"max_gen_toks": options.max_gen_toks} if options.max_gen_toks else None,
+        task_manager=task_manager,
+        random_seed=RANDOM_SEED,
+        numpy_random_seed=NUMPY_SEED,
+        torch_random_seed=TORCH_SEED,
+        fewshot_random_seed=FEWSHOT_SEED,
+        verbosity="WARNING",
+    )
+
+
+def _fixed_run_fields(options: RunOptions, device: str) -> dict[str, Any]:
+    """The run block's fields that do not depend on how the run went."""
+    return {
+        "harness": f"lm-eval {lm_eval.__version__}",
+        "chat_template": options.apply_chat_template,
+        "hardware": describe_hardware(device),
+        "bootstrap_iters": options.bootstrap_iters,
+        "max_gen_toks": options.max_gen_toks,
+        "seeds": {"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
+        "versions": _versions(),
+    }
