@@ -130,7 +130,23 @@ def failure_reason(exc: BaseException, tail: str) -> str:
 # --------------------------------------------------------------------------- heartbeat and watchdog
 
 
-class Heartbeat:
+class _BackgroundLoop:
+    """A daemon thread running ``_run`` until :meth:`stop` (which waits for it, unless called from it)."""
+
+    def __init__(self, name: str) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=30)
+
+
+class Heartbeat(_BackgroundLoop):
     """Renews the lease every ``heartbeat_s`` in a thread, from the claim until the request is
     finished (publishing included); on loss, interrupts the main thread (while it evaluates).
 
@@ -142,21 +158,15 @@ class Heartbeat:
         self, queue: RequestQueue, request_id: str, config: WorkerConfig, gate: SignalGate | None
     ) -> None:
         self._queue = queue
+        super().__init__("lease-heartbeat")
         self._request_id = request_id
         self._config = config
         self._gate = gate
-        self._stop = threading.Event()
         self.lost: LeaseLostError | None = None
-        self._thread = threading.Thread(target=self._run, name="lease-heartbeat", daemon=True)
 
     def start(self) -> Heartbeat:
         self._thread.start()
         return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout=30)
 
     def _run(self) -> None:
         while not self._stop.wait(self._config.heartbeat_s):
@@ -177,7 +187,7 @@ class Heartbeat:
                 log.exception("unexpected error renewing the lease of %s", self._request_id)
 
 
-class StallWatchdog:
+class StallWatchdog(_BackgroundLoop):
     """Stops a run whose harness has reported no progress for ``stall_s`` seconds.
 
     The heartbeat alone would keep a hung run's lease alive forever; the watchdog reads
@@ -186,22 +196,16 @@ class StallWatchdog:
     """
 
     def __init__(self, progress: Progress, stall_s: float, gate: SignalGate | None) -> None:
+        super().__init__("stall-watchdog")
         self._progress = progress
         self._stall_s = stall_s
         self._gate = gate
-        self._stop = threading.Event()
         self.reason: str | None = None
-        self._thread = threading.Thread(target=self._run, name="stall-watchdog", daemon=True)
 
     def start(self) -> StallWatchdog:
         if self._gate is not None:  # without a gate nothing could stop the run anyway
             self._thread.start()
         return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout=30)
 
     def _run(self) -> None:
         while not self._stop.wait(min(max(self._stall_s / 10.0, 0.05), 5.0)):
