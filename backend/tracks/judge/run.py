@@ -18,7 +18,7 @@ whose output cannot be published raises :class:`~backend.tracks.judge.convert.Ju
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -158,6 +158,7 @@ def run_judge(
     stores: Stores | None = None,
     few_shot_path: Path | None = None,
     hub_rows: HubRows | None = None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> JudgeOutput:
     """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``)."""
     units, data_label, judged = _units(job, data, stores, hub_rows)
@@ -179,6 +180,7 @@ def run_judge(
         options,
         # The judge's own tasks only: no built-in task is indexed.
         task_manager_kwargs={"include_path": str(prepared.include_path), "include_defaults": False},
+        on_progress=on_progress,
     )
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
