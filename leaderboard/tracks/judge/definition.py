@@ -628,7 +628,19 @@ def about_markdown() -> str:
         "*not enough data*.",
         "",
         "**Judged generations.** A judge scores the summaries that models wrote for the Evalita SUM task; "
-        "the mean score per criterion is shown beside ROUGE.",
+        "the mean score per criterion is shown beside ROUGE on the SUM page and on the model's page.",
+        "",
+        "**The answer.** The judge's answer is started for it with "
+        f"`{ANSWER_PREFIX}` (the first characters of the JSON the prompt asks for, written at the "
+        "start of the judge's turn), so that it gives the score first; those characters are part of the "
+        "answer that is read.  The prompts are zero-shot.  The paper's own worked examples are published "
+        "under a no-derivatives licence and are not part of this project: a maintainer who holds them "
+        "can point a judge at them with a few-shot file (JSONL: `criterion`, `document`, `summary`, "
+        "`score`, `explanation`; `python -m backend.tracks.judge MODEL --few-shot FILE`), and the run "
+        "records the file's name and digest.",
+        "",
+        "**Submitting a judge.** `python -m eval_queue submit ORG/MODEL --track judge` (the annotated "
+        "set); `--judge-target RESULTS_PATH` scores the SUM outputs of that Evalita run instead.",
         "",
         "#### Annotation guidelines (after the paper's Appendix B)",
     ]
