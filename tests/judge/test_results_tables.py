@@ -329,6 +329,7 @@ def test_judge_files_are_read_by_the_one_store_reader_and_exported_as_table_1(tm
     assert list(export.table["judge"]) == ["org/good"]
     assert export.table.loc[0, stat_column(OVERALL, TableFigure.RHO)] == 1.0
     assert any("left out" in note for note in export.notes)
+    assert not any("not enough data" in note for note in export.notes)  # every figure of org/good exists
     shown = entry.export(records, ExportOptions(include_noncomparable=True))
     assert list(shown.table["judge"]) == ["org/good", "org/sample"]  # "not enough data" sorts last
     assert shown.table.loc[1, stat_column(OVERALL, TableFigure.RHO)] is pd.NA

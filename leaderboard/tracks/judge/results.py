@@ -19,6 +19,7 @@ from leaderboard.tracks.judge.schema import JudgeResultsFile
 from leaderboard.tracks.judge.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
+    SCOPES,
     JudgeRun,
     TableFigure,
     judges_table,
@@ -62,7 +63,8 @@ def export_judges(records: Mapping[str, JudgeRun], options: ExportOptions) -> Ex
                 f"{hidden} judge run(s) on the sample or a local annotated set, or with a limit, were "
                 "left out; --include-noncomparable shows them"
             )
-    if table.isna().any().any():
+    figures = [stat_column(scope, figure) for scope in SCOPES for figure in TableFigure]
+    if table[figures].isna().any().any():
         notes.append(
             f"an empty cell is {NOT_ENOUGH_DATA} (fewer than three scored items, or constant scores)"
         )
