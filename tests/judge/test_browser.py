@@ -119,11 +119,14 @@ def test_the_judges_tab_renders_the_table_and_the_agreement_heatmap(page, served
     page.wait_for_function(_rows("judges-table") + ".length === 2")
     table = page.locator("#judges-table").inner_text()
     assert "org/good" in table and "org/poor" in table and "overall ρ" in table
-    page.wait_for_selector("#judges-heatmap .js-plotly-plot")
-    page.wait_for_selector("#judges-distributions .js-plotly-plot")
+    assert page.locator("#judges-criterion input[value='overall']").is_checked()
+    # Drawn, not only laid out: the heatmap's cells and the distributions' bars.
+    page.wait_for_selector("#judges-heatmap .js-plotly-plot image")
+    page.wait_for_function("document.querySelectorAll('#judges-distributions g.point').length > 0")
     assert "org/good" in page.locator("#judges-heatmap").inner_text()
     page.locator("#judges-criterion").get_by_text("fluency", exact=True).click()
     page.wait_for_function("window.location.search.includes('judge_criterion=fluency')")
     page.wait_for_function("document.querySelector('#judges-heatmap').innerText.includes('fluency')")
-    page.wait_for_timeout(800)  # let plotly finish drawing before the screenshot
+    page.wait_for_selector("#judges-heatmap .js-plotly-plot image")
+    page.wait_for_timeout(1500)  # let plotly finish drawing before the screenshot
     _shot(page, "judge-02-judges-tab")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import ClassVar
 
@@ -171,12 +172,18 @@ class JudgesTab(Tab):
             note = f"Judges run on the annotated set **{data}**" + (
                 f" (first {MAX_DISTRIBUTION_JUDGES} in the distributions)." if len(judges) > 1 else "."
             )
+        shown_state = None
+        if state.get(CRITERION_FIELD) is None:  # the radio shows the default, not nothing
+            shown_state = replace(
+                state, extra=tuple(sorted({**dict(state.extra), CRITERION_FIELD: OVERALL}.items()))
+            )
         return Rendered(
+            state=shown_state,
             values={
                 "caption": _caption(runs, table, state.all_runs),
                 "table": Table(display_table(table), link_models=False, precision=3, na_rep=NOT_ENOUGH_DATA),
                 "heatmap_caption": note,
                 "heatmap": heatmap,
                 "distributions": distributions,
-            }
+            },
         )
