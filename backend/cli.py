@@ -87,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="evalita: run only these task ids, e.g. wic,sa (a labelled subset run; default: all ten)",
     )
     parser.add_argument(
+        "--judge-data",
+        default=None,
+        help="judge: the annotated set, sample | local:<dir> | hub:<org>/<name> "
+        "(default: follows --data; local:<dir> reads <dir>/judge/annotated.jsonl)",
+    )
+    parser.add_argument(
         "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
     )
     parser.add_argument(
@@ -137,6 +143,10 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
 
     data = args.data or settings.eval_data
     DataSource.parse(data)  # DataSourceError (exit 2) for a bad --data
+    if args.judge_data is not None:
+        from leaderboard.tracks.judge.data import JudgeDataSource
+
+        JudgeDataSource.parse(args.judge_data)  # JudgeDataError (exit 2) for a bad --judge-data
     if args.bootstrap_iters < 0:
         raise EvalitaError("--bootstrap-iters must be >= 0")
     if args.max_gen_toks is not None and args.max_gen_toks <= 0:
@@ -153,6 +163,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         poll_s=args.poll_s,
         stall_s=args.stall_s,
         tasks=args.tasks,
+        judge_data=args.judge_data,
         harness=RunOptions(
             backend=args.backend,
             device=args.device,

@@ -70,6 +70,9 @@ class WorkerConfig:
     #: Evalita: the only task ids this worker runs (its data may hold only those); None: all.
     tasks: tuple[str, ...] | None = None
     harness: RunOptions = field(default_factory=RunOptions)
+    #: Judge track: the annotated set (``sample`` | ``local:<dir>`` | ``hub:<org>/<name>``);
+    #: None: follows ``data`` (:func:`backend.tracks.judge.worker.annotated_set_source`).
+    judge_data: str | None = None
 
     @property
     def heartbeat_s(self) -> float:

@@ -6,6 +6,8 @@ offline node that shares ``HF_HOME`` (``HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1``
 * every model's snapshot (weights, config, tokenizer, model card) at the revision asked
   for, into the hub cache (``HF_HUB_CACHE``), printed with the sha it resolved to — submit
   that sha so the worker loads exactly those files;
+* with ``--judge-set ORG/NAME``, a judge track's annotated set (read by
+  ``--judge-data hub:ORG/NAME`` through the same datasets cache);
 * every upstream dataset the suite reads (``leaderboard.suite``: ``evalitahf/*`` and
   ``ARTeLab/fanpage``, each NER domain config) and the long-context track's INDAQA2
   (``sapienzanlp/INDAQA_CALAMITA``), into the datasets cache, which ``--data hub`` then
@@ -90,6 +92,13 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m backend prefetch", description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="*", metavar="MODEL[@REVISION]")
     parser.add_argument("--no-datasets", action="store_true", help="only the models")
+    parser.add_argument(
+        "--judge-set",
+        action="append",
+        default=[],
+        metavar="ORG/NAME",
+        help="also an annotated set for the judge track (the worker's --judge-data hub:ORG/NAME)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr)
@@ -101,8 +110,9 @@ def main(argv: Sequence[str]) -> int:
             prefetch_model(spec)
         except Exception as exc:  # report every item, then exit 1
             failures.append(f"model {spec}: {type(exc).__name__}: {exc}")
+    judge_sets: list[tuple[str, str | None]] = [(repo, None) for repo in args.judge_set]
     if not args.no_datasets:
-        for path, name in all_datasets():
+        for path, name in [*all_datasets(), *judge_sets]:
             try:
                 prefetch_dataset(path, name)
             except Exception as exc:

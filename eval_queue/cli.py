@@ -42,7 +42,7 @@ from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.storage.paths import check_path
-from eval_queue.submission import SubmissionForm, submit
+from eval_queue.submission import SubmissionForm, check_judge_target, submit
 from eval_queue.text import printable, shorten
 from eval_queue.vocabulary import ContextSetting, JudgeMode, Track
 
@@ -148,6 +148,8 @@ def _run(
 ) -> int:
     match args.command:
         case "submit":
+            if args.judge_target:
+                check_judge_target(open_stores(settings).results, args.judge_target)
             form = SubmissionForm(
                 model=args.model,
                 revision=args.revision,

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from eval_queue.errors import (
     AlreadyExistsError,
     MalformedFileError,
+    NotFoundError,
     StorageError,
     StoreUnavailableError,
     SubmissionRejected,
@@ -49,7 +50,9 @@ from eval_queue.resolver import (
     ResolvedModel,
     resolver_for,
 )
+from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.settings import Settings
+from eval_queue.storage.base import Storage
 from eval_queue.text import shorten
 from eval_queue.vocabulary import short_revision
 
@@ -353,3 +356,36 @@ def _roll_back(queue: RequestQueue, written: list[EvalRequest], replaced: dict[s
                 kept.add(done.request_id)
                 logger.error("could not roll back %s: %s", done.request_id, exc)
     return kept
+
+
+#: The generative task whose outputs a judge scores (``backend.tracks.judge``'s default).
+JUDGED_TASK = "sum"
+
+
+def check_judge_target(results: Storage, target: str) -> None:
+    """Refuse a judge of generations whose target cannot be judged, before it is queued.
+
+    ``target`` must be an Evalita results file in ``results`` whose run published per-sample
+    details with the judged task.  Read through the safe reader, envelope only (the queue
+    does not know the results schema).  Raises :class:`SubmissionRejected` saying how to fix it.
+    """
+    try:
+        raw = load_object(results.read(target, max_bytes=RESULTS_LIMITS.max_bytes), target, RESULTS_LIMITS)
+    except NotFoundError:
+        raise SubmissionRejected(
+            f"There is no results file {shorten(target, 200)!r} in the results store: give the results path "
+            "of a finished Evalita run (python -m eval_queue list shows each FINISHED request's)."
+        ) from None
+    except MalformedFileError as exc:
+        raise SubmissionRejected(f"The results file to judge is unreadable: {exc.reason}") from None
+    run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
+    tasks = raw.get("tasks") if isinstance(raw.get("tasks"), dict) else {}
+    if raw.get("track", Track.EVALITA.value) != Track.EVALITA.value or JUDGED_TASK not in tasks:
+        raise SubmissionRejected(
+            f"{shorten(target, 200)!r} is not an Evalita run with {JUDGED_TASK.upper()} outputs: "
+            "a judge scores the summaries of an Evalita run that includes the SUM task."
+        )
+    if not run.get("details_path"):
+        raise SubmissionRejected(
+            f"The run {shorten(target, 200)!r} published no per-sample details, so there is nothing to judge."
+        )

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 TRACK_RUNNERS: Mapping[Track, str] = MappingProxyType(
     {
         Track.EVALITA: "backend.tracks.evalita:evaluate",
+        Track.JUDGE: "backend.tracks.judge.worker:evaluate",
     }
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import gradio as gr
 
 from leaderboard import views
@@ -82,8 +84,14 @@ class AboutTab(Tab):
     id = "about"
     label = "About"
 
+    def __init__(self, sections: Sequence[Callable[[], str]] = ()) -> None:
+        #: Other tracks' sections (Markdown from their definitions), after Evalita's text.
+        self.sections = tuple(sections)
+
     def build(self, page: Page) -> TabParts:
         _layout()
+        for number, section in enumerate(self.sections, start=1):
+            gr.Markdown(section(), elem_id=f"about-track-{number}")
         return TabParts(controls={}, outputs={})
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:

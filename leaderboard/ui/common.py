@@ -37,6 +37,9 @@ class Table:
 
     frame: pd.DataFrame
     link_models: bool = True
+    #: Decimals of the numbers, and what an empty cell says (a track may say why it is empty).
+    precision: int = 2
+    na_rep: str = "—"
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,12 @@ def fingerprint(value: object) -> str:
     digest = hashlib.sha1(type(value).__name__.encode())
     if isinstance(value, Table | HtmlTable):
         frame = value.frame
-        digest.update(repr((list(frame.columns), getattr(value, "link_models", None))).encode())
+        shown = (
+            getattr(value, "link_models", None),
+            getattr(value, "precision", None),
+            getattr(value, "na_rep", None),
+        )
+        digest.update(repr((list(frame.columns), shown)).encode())
         if not frame.empty:
             digest.update(pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy().tobytes())
     elif isinstance(value, go.Figure):
@@ -91,7 +99,7 @@ def table_update(table: Table) -> dict:
         kinds = ["str" if c == views.MODEL else k for c, k in zip(frame.columns, kinds, strict=True)]
     if frame.empty:
         return gr.update(value=frame, datatype=kinds)
-    styled = frame.style.format(precision=2, na_rep="—")
+    styled = frame.style.format(precision=table.precision, na_rep=table.na_rep)
     if views.PARAMS in frame.columns:  # one parameter format on every page
         styled = styled.format(views.format_params, subset=[views.PARAMS])
     return gr.update(value=styled, datatype=kinds)

@@ -15,7 +15,7 @@ import logging
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,9 @@ from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.submission import SubmissionForm, submit
-from leaderboard.results import LoadedResults, ResultsCache, load_results
+from eval_queue.vocabulary import Track
+from leaderboard.results import LoadedResults, ResultsCache, evalita_results
+from leaderboard.store import StoreResults, read_results_store
 from leaderboard.views import Board, md_text
 
 logger = logging.getLogger(__name__)
@@ -49,6 +51,8 @@ class AppContext:
     download_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="evalita-csv-")))
     _cache: ResultsCache = field(default_factory=ResultsCache, repr=False)
     _board: Board | None = field(default=None, repr=False)
+    #: The latest read of every track (other tracks' tabs and panels build their views from it).
+    _store: StoreResults | None = field(default=None, repr=False)
     _version: int = 0
     _parsed_seen: int = -1
     _read_started_at: float | None = None
@@ -114,6 +118,16 @@ class AppContext:
             self._warming = threading.Thread(target=self.warm, name="warm-results", daemon=True)
             self._warming.start()
 
+    def track_records(self, track: Track) -> Mapping[str, Any]:
+        """``{results path: record}`` of ``track`` in the latest snapshot (what its parser returned).
+
+        Read with the Evalita results, in the same listing of the store; the results
+        version changes when any track's files do.
+        """
+        self.results()  # the first read, if none was made yet
+        store = self._store
+        return store.records.get(track, {}) if store is not None else {}
+
     @property
     def version(self) -> int:
         return self._version
@@ -135,11 +149,13 @@ class AppContext:
             if self._board is not None and self._age() < interval:
                 return
             self._read_started_at = self.clock()
-            loaded = load_results(self.stores.results, cache=self._cache)
+            store = read_results_store(self.stores.results, cache=self._cache)
+            loaded = evalita_results(store)
             changed = self._cache.parsed_count != self._parsed_seen
             self._parsed_seen = self._cache.parsed_count
             with self._lock:
                 self._read_wall = datetime.now(UTC)
+                self._store = store
                 if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):
                     self._version += 1
                     self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use

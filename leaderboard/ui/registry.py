@@ -7,8 +7,10 @@ is added to :func:`default_registry`'s list, a panel for the Evalita task or mod
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from leaderboard.ui.about import AboutTab
 from leaderboard.ui.model import ModelTab
@@ -18,10 +20,30 @@ from leaderboard.ui.submit import SubmitTab
 from leaderboard.ui.tab import Panel, Tab
 from leaderboard.ui.task import TaskTab
 
+
 #: Panels other tracks contribute to the Evalita task page (e.g. judge rubric scores on SUM).
-TASK_PANELS: tuple[Callable[[], Panel], ...] = ()
+def lazy(reference: str) -> Callable[[], Any]:
+    """``"module:attribute"`` → a callable that imports it when first called and calls it.
+
+    Tracks are named, not imported, here: a track's UI module imports ``leaderboard.ui``, so
+    importing it while this package initialises would be circular.
+    """
+
+    def make() -> Any:
+        module_name, _, attribute = reference.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)()
+
+    make.__qualname__ = f"lazy({reference})"
+    return make
+
+
+TASK_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.panels:TaskJudgePanel"),)
 #: Panels other tracks contribute to the Evalita model page (e.g. a judge's criterion means).
-MODEL_PANELS: tuple[Callable[[], Panel], ...] = ()
+MODEL_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.panels:ModelJudgePanel"),)
+#: Tabs of other tracks, after the Evalita ones (each a fresh instance per page).
+TRACK_TABS: tuple[Callable[[], Tab], ...] = (lazy("leaderboard.tracks.judge.tab:JudgesTab"),)
+#: Sections other tracks add to the About page (Markdown, derived from their definitions).
+ABOUT_SECTIONS: tuple[Callable[[], str], ...] = (lazy("leaderboard.tracks.judge.definition:about_markdown"),)
 
 
 @dataclass(frozen=True)
@@ -48,7 +70,8 @@ def default_registry(
             TaskTab([make() for make in task_panels]),
             ModelTab([make() for make in model_panels]),
             PlotsTab(),
+            *(make() for make in TRACK_TABS),
             SubmitTab(),
-            AboutTab(),
+            AboutTab(ABOUT_SECTIONS),
         )
     )

@@ -127,10 +127,12 @@ def test_export_says_on_stderr_that_non_comparable_runs_were_left_out(tmp_path: 
     assert sorted(row["model"] for row in json.loads(shown.stdout)) == ["paper-dev/LLM-1", "paper-dev/LLM-2"]
 
 
-def test_export_of_a_track_without_an_export_table_says_so(data_dir: Path) -> None:
-    done = _export(data_dir, "--track", "judge")
-    assert done.returncode == 2 and done.stdout == ""
-    assert "the judge track has no export table installed" in done.stderr
+def test_export_of_a_track_with_no_runs_is_an_empty_table_and_evalita_options_are_refused(
+    data_dir: Path,
+) -> None:
+    done = _export(data_dir, "--track", "judge", "--format", "json")
+    assert done.returncode == 0 and json.loads(done.stdout) == []
+    assert "no usable results files (track judge)" in done.stderr
     done = _export(data_dir, "--track", "long-context", "--prompts")
     assert done.returncode == 2 and "belong to the evalita track" in done.stderr
 

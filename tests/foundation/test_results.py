@@ -15,7 +15,7 @@ from eval_queue.vocabulary import Track
 from leaderboard.results import RUN_COLUMNS, SCORE_COLUMNS, ResultsCache, evalita_results, load_results
 from leaderboard.schema import RESULTS_SCHEMA, ResultsFile, results_file_path
 from leaderboard.store import read_results_store
-from leaderboard.tracks import RESULTS_TRACKS, ResultsRegistry, ResultsTrack, results_registry
+from leaderboard.tracks import RESULTS_TRACKS, ResultsRegistry, ResultsTrack, load_entry, results_registry
 from tests.paper_tables import paper_results
 
 
@@ -310,8 +310,13 @@ def test_a_file_of_another_track_is_not_an_evalita_problem(paper_store: LocalSto
     paper_store.write("org/judge/results_2025-02-01T00-00-00Z_float32_judge.json", _judge_file())
     loaded = load_results(paper_store)
     assert loaded.problems == [] and len(loaded.runs) == 12
+    path = "org/judge/results_2025-02-01T00-00-00Z_float32_judge.json"
+    # Its track's parser refuses it (an empty body): a judge problem, never an Evalita one.
     store = read_results_store(paper_store)
-    assert store.unsupported == {"org/judge/results_2025-02-01T00-00-00Z_float32_judge.json": Track.JUDGE}
+    assert [p.path for p in store.problems_of(Track.JUDGE)] == [path] and not store.envelope_problems
+    # A reader without the judge track's parser lists it as unsupported.
+    evalita_only = ResultsRegistry([load_entry(Track.EVALITA, RESULTS_TRACKS[Track.EVALITA])])
+    assert read_results_store(paper_store, registry=evalita_only).unsupported == {path: Track.JUDGE}
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import yaml
 
 from leaderboard.tracks.judge import definition
 from leaderboard.tracks.judge.definition import (
+    ANSWER_PREFIX,
     CRITERIA,
     EXPLANATION_KEY,
     MAX_ANSWER_TOKENS,
@@ -22,10 +23,13 @@ from leaderboard.tracks.judge.definition import (
     UnknownCriterionError,
     about_markdown,
     harness_task_name,
+    judge_answer,
     judge_variant,
     parse_criterion,
     render_prompt,
 )
+from leaderboard.tracks.judge.harness.hooks import process_results
+from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD, JudgeUnit, harness_row
 from leaderboard.tracks.judge.parse import parse_answer
 
 TEMPLATE = Path(definition.__file__).parent / "harness" / "_judge_template_yaml"
@@ -123,6 +127,7 @@ def test_the_harness_template_uses_the_definitions_stops_cap_and_greedy_decoding
     assert kwargs["max_gen_toks"] == MAX_ANSWER_TOKENS
     assert kwargs["do_sample"] is False and kwargs["temperature"] == 0.0
     assert config["output_type"] == "generate_until"
+    assert config["gen_prefix"] == ANSWER_PREFIX_FIELD  # a column of every row: the prefilled answer start
     assert config["process_results"] == "!function hooks.process_results"
     assert [m["metric"] for m in config["metric_list"]] == ["parsed", "score"]
 
@@ -145,3 +150,14 @@ def test_the_about_text_gives_every_criterions_guideline_and_scale() -> None:
         assert spec.label in text and spec.guideline.definition in text
         assert all(level in text for level in spec.guideline.scale)
     assert "unparsed" in text and "not enough data" in text
+
+
+def test_the_prefilled_answer_start_is_part_of_the_answer_the_parser_reads() -> None:
+    row = harness_row(JudgeUnit("d1-s1", Criterion.FLUENCY, "Testo.", "Riassunto.", 4))
+    assert row[ANSWER_PREFIX_FIELD] == ANSWER_PREFIX == '{"score":'
+    assert process_results(row, [' 4, "explanation": "Scorrevole."}']) == {"parsed": 1.0, "score": 4}
+    # Only the prefix, and nothing generated after it: no score, never a number.
+    assert process_results(row, [""]) == {"parsed": 0.0, "score": None}
+    assert parse_answer(judge_answer(" 2")).score == 2
+    # Rows written before the prefill (no column) are read as they are.
+    assert process_results({}, ['{"score": 3}'])["score"] == 3

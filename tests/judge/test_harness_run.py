@@ -14,13 +14,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
+from eval_queue.vocabulary import Track
 from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, JudgeMode
 from leaderboard.tracks.judge.parse import ParseStatus
 from leaderboard.tracks.judge.schema import GenerationsBody, JudgeDetail, JudgeResultsFile, MetaBody
 from leaderboard.tracks.judge.tables import OVERALL, JudgeRun, TableFigure, judges_table, stat_column
-from tests.backend.conftest import REPO_ROOT, worker_env
+from tests.backend.conftest import REPO_ROOT, Deployment, worker_env
 from tests.judge.test_items import _publish_sum_run
 from tests.support.tiny_model import TinyModel
 
@@ -42,19 +44,40 @@ def _judge(
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
 
 
-def test_the_tiny_judge_on_the_sample_gives_all_five_criteria_all_unparsed(
-    tiny_model: TinyModel, datasets_cache: Path, tmp_path: Path
+def _submit_judge(deployment: Deployment, tiny_model: TinyModel, target: str | None = None) -> EvalRequest:
+    request = EvalRequest(
+        model=tiny_model.model_id,
+        revision=tiny_model.revision,
+        precision=Precision.FLOAT32,
+        model_type=ModelType.PRETRAINED,
+        submitted_by="tests",
+        submitted_time=isoformat(utc_now()),
+        track=Track.JUDGE,
+        judge_mode=JudgeMode.GENERATIONS if target else None,
+        judge_target=target,
+    )
+    return deployment.queue.add(request)
+
+
+def test_the_worker_runs_a_tiny_judge_on_the_sample_to_five_criteria_all_unparsed(
+    deployment: Deployment, tiny_model: TinyModel
 ) -> None:
-    done = _judge(tiny_model, datasets_cache, tmp_path, "--data", "sample")
+    request = _submit_judge(deployment, tiny_model)
+
+    done = deployment.worker(
+        "--once", "--data", "sample", "--limit", str(LIMIT), "--max-gen-toks", str(MAX_GEN)
+    )
 
     assert done.returncode == 0, done.stderr[-3000:]
-    stores = open_stores(Settings(data_dir=tmp_path))
-    [path] = stores.results.list()
-    assert done.stdout.strip() == path and path.endswith("_float32_judge.json")
+    finished = deployment.status(request)
+    assert finished.status is Status.FINISHED, finished.error
+    stores, path = deployment.stores, finished.results_path
+    assert path is not None and path.endswith("_float32_judge.json")
     results = JudgeResultsFile.from_json(stores.results.read(path), path)
     body = results.judge
     assert isinstance(body, MetaBody) and body.mode is JudgeMode.META and body.rubric == RUBRIC_VERSION
     assert (results.model.id, results.run.data, results.run.limit) == (tiny_model.model_id, "sample", LIMIT)
+    assert results.run.request_id == request.request_id
     assert list(body.criteria) == list(CRITERIA)
     for block in (*body.criteria.values(), body.overall):
         assert block.n_items == (LIMIT if block is not body.overall else LIMIT * len(CRITERIA))
@@ -113,3 +136,20 @@ def test_a_bad_annotated_set_stops_before_any_model_is_loaded(
     assert not (tmp_path / "store" / "results").exists() or not any(
         (tmp_path / "store" / "results").rglob("*.json")
     )
+
+
+def test_a_judge_of_a_run_that_is_not_in_the_store_fails_with_a_clear_reason(
+    deployment: Deployment, tiny_model: TinyModel
+) -> None:
+    request = _submit_judge(
+        deployment, tiny_model, target="org/none/results_2026-01-01T00-00-00Z_bfloat16_0shot.json"
+    )
+
+    done = deployment.worker("--once", "--data", "sample")
+
+    assert done.returncode == 1
+    failed = deployment.status(request)
+    assert failed.status is Status.FAILED
+    assert failed.error is not None and failed.error.startswith("reading what to judge")
+    assert "is not in the results store" in failed.error
+    assert deployment.stores.results.list() == []

@@ -18,7 +18,8 @@ from backend.tracks.judge.convert import (
     meta_body,
 )
 from eval_queue.errors import MalformedFileError
-from leaderboard.schema import ModelInfo, RunInfo
+from eval_queue.vocabulary import Track
+from leaderboard.schema import ModelInfo, RunInfo, results_file_path
 from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
 from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
 from leaderboard.tracks.judge.parse import ParseStatus
@@ -27,7 +28,6 @@ from leaderboard.tracks.judge.schema import (
     JudgedRun,
     JudgeResultsFile,
     StatBlock,
-    judge_results_path,
 )
 from leaderboard.tracks.judge.stats import NotEnoughData, meta_evaluation
 from leaderboard.tracks.judge.tables import (
@@ -84,7 +84,7 @@ def _meta_file(
         run=RunInfo(num_fewshot=0, data=data, limit=limit, finished_at=finished),
         judge=meta_body(answers),
     )
-    path = judge_results_path(model, finished, "bfloat16", None)
+    path = results_file_path(results, finished, None)
     return JudgeRun(path, JudgeResultsFile.from_json(results.to_json(), path))
 
 
@@ -245,7 +245,7 @@ def _generations_file(judged_model: str, scores: dict[str, int | None]) -> Judge
         run=RunInfo(num_fewshot=0, data="sample", finished_at="2026-11-23T12:00:00Z"),
         judge=generations_body(answers, target),
     )
-    path = judge_results_path("org/judge", "2026-11-23T12:00:00Z", "bfloat16", "gen-0123456789")
+    path = results_file_path(results, "2026-11-23T12:00:00Z", "gen-0123456789ab")
     return JudgeRun(path, JudgeResultsFile.from_json(results.to_json(), path))
 
 
@@ -306,3 +306,46 @@ def test_the_harness_hooks_read_answers_with_the_parser() -> None:
     assert process_results({}, ["niente"]) == {"parsed": 0.0, "score": None}
     assert mean_of_scored([4, None, 2]) == 3.0
     assert mean_of_scored([None, None]) is None
+
+
+def test_judge_files_are_read_by_the_one_store_reader_and_exported_as_table_1(tmp_path) -> None:
+    from eval_queue.storage.local import LocalStorage
+    from leaderboard.store import read_results_store
+    from leaderboard.tracks import ExportOptions, results_registry
+
+    store = LocalStorage(tmp_path)
+    good = _meta_file("org/good", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    sample = _meta_file("org/sample", {"a": 1, "b": None, "c": None, "d": None, "e": None}, data="sample")
+    for run in (good, sample):
+        store.write(run.path, run.results.to_json())
+
+    read = read_results_store(store)
+    entry = results_registry().get(Track.JUDGE)
+    assert entry is not None and entry.export is not None
+    records = read.of(entry)
+    assert sorted(records) == sorted([good.path, sample.path]) and not read.problems_of(Track.JUDGE)
+
+    export = entry.export(records, ExportOptions())
+    assert list(export.table["judge"]) == ["org/good"]
+    assert export.table.loc[0, stat_column(OVERALL, TableFigure.RHO)] == 1.0
+    assert any("left out" in note for note in export.notes)
+    assert not any("not enough data" in note for note in export.notes)  # every figure of org/good exists
+    shown = entry.export(records, ExportOptions(include_noncomparable=True))
+    assert list(shown.table["judge"]) == ["org/good", "org/sample"]  # "not enough data" sorts last
+    assert shown.table.loc[1, stat_column(OVERALL, TableFigure.RHO)] is pd.NA
+    assert any("not enough data" in note for note in shown.notes)
+
+
+def test_a_judge_file_whose_body_is_another_tracks_is_malformed_in_the_store(tmp_path) -> None:
+    from eval_queue.storage.local import LocalStorage
+    from leaderboard.store import read_results_store
+
+    store = LocalStorage(tmp_path)
+    store.write(
+        "org/m/results_2026-11-23T10-00-00Z_bfloat16_judge.json",
+        b'{"schema": "evalita-llm-results/2", "track": "judge", "model": {"id": "org/m"}, '
+        b'"run": {"num_fewshot": 0}, "tasks": {}}',
+    )
+    read = read_results_store(store)
+    (problem,) = read.problems_of(Track.JUDGE)
+    assert "judge" in problem.reason and problem.path.endswith("_judge.json")

@@ -192,12 +192,49 @@ def test_submit_to_another_track_writes_its_fields_and_its_file_name(
         ["10k", "50k"],
         0,
     )
-    assert (
-        main(["submit", MODEL, "--track", "judge", "--judge-target", "org/m/results_x_float32_0shot.json"])
-        == 0
-    )
+    target = _publish_run(env, "org/m/results_x_float32_0shot.json")
+    assert main(["submit", MODEL, "--track", "judge", "--judge-target", target]) == 0
     judge = next(p for p in request_files(env) if "_judge-gen-" in p.name)
     assert json.loads(judge.read_text())["judge_mode"] == "generations"
+
+
+def _publish_run(
+    env: dict[str, str], path: str, *, details: bool = True, tasks: tuple[str, ...] = ("sum",)
+) -> str:
+    """An Evalita results file in the store's results folder (what a judge of generations targets)."""
+    run = {"num_fewshot": 0, "data": "sample", "details_path": "org/m/x_float32_0shot" if details else None}
+    body = {
+        "schema": "evalita-llm-results/2",
+        "track": "evalita",
+        "model": {"id": "org/m"},
+        "run": run,
+        "tasks": {t: {"metric": "rouge1", "prompts": {}} for t in tasks},
+    }
+    file = Path(env["EVALITA_DATA_DIR"], "results", path)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(body))
+    return path
+
+
+@pytest.mark.parametrize(
+    "publish, says",
+    [
+        (None, "There is no results file"),
+        ({"details": False}, "published no per-sample details"),
+        ({"tasks": ("wic",)}, "is not an Evalita run with SUM outputs"),
+    ],
+)
+def test_a_judge_of_a_run_that_cannot_be_judged_is_refused_at_submission(
+    env: dict[str, str], capsys: pytest.CaptureFixture[str], publish: dict[str, object] | None, says: str
+) -> None:
+    target = "org/m/results_y_float32_0shot.json"
+    if publish is not None:
+        _publish_run(env, target, **publish)  # type: ignore[arg-type]
+
+    assert main(["submit", MODEL, "--track", "judge", "--judge-target", target]) == 2
+
+    assert says in capsys.readouterr().err
+    assert request_files(env) == []
 
 
 @pytest.mark.parametrize(

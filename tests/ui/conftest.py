@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``python app.py`` on a free port, over a store built by :func:`tests.ui.store.build_store`."""
     root = tmp_path_factory.mktemp("ui-app")
     data, cache = build_store(root)
+    with serve_app(root, data, cache) as app:
+        yield app
+
+
+@contextmanager
+def serve_app(root: Path, data: Path, cache: Path) -> Iterator[Served]:
+    """``python app.py`` on a free port over the store ``data`` (and hub cache ``cache``), logging to ``root``."""
     port = _free_port()
     env = {
         **os.environ,

@@ -18,8 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_queue.errors import EvalitaError
-from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, Criterion, harness_task_name
-from leaderboard.tracks.judge.items import parse_generation_item
+from leaderboard.tracks.judge.definition import (
+    CRITERIA,
+    RUBRIC_VERSION,
+    Criterion,
+    harness_task_name,
+    judge_answer,
+)
+from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD, parse_generation_item
 from leaderboard.tracks.judge.parse import JudgeAnswer, parse_answer
 from leaderboard.tracks.judge.schema import (
     FewShotInfo,
@@ -71,7 +77,8 @@ def answers_from_samples(
             doc = sample.get("doc") or {}
             if doc.get("criterion") != criterion.value or not doc.get("item"):
                 raise JudgeRunError(f"task {name}: sample {sample.get('doc_id')} is not a {criterion} item")
-            raw = _response_text(sample)
+            # The prefilled start (lm-eval's gen_prefix) is part of the answer the judge gave.
+            raw = judge_answer(_response_text(sample), doc.get(ANSWER_PREFIX_FIELD) or "")
             human = doc.get("human")
             answers.append(
                 JudgedAnswer(

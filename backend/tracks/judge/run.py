@@ -18,7 +18,7 @@ whose output cannot be published raises :class:`~backend.tracks.judge.convert.Ju
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from backend.tracks.judge import convert, prepare
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from eval_queue.vocabulary import Track
-from leaderboard.schema import ModelInfo
+from leaderboard.schema import ModelInfo, details_dir, results_file_path
 from leaderboard.tracks.judge.data import (
     HubRows,
     JudgeDataError,
@@ -41,9 +41,7 @@ from leaderboard.tracks.judge.schema import (
     FewShotInfo,
     JudgedRun,
     JudgeResultsFile,
-    judge_details_dir,
     judge_details_file_name,
-    judge_results_path,
 )
 
 log = logging.getLogger(__name__)
@@ -160,6 +158,7 @@ def run_judge(
     stores: Stores | None = None,
     few_shot_path: Path | None = None,
     hub_rows: HubRows | None = None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> JudgeOutput:
     """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``)."""
     units, data_label, judged = _units(job, data, stores, hub_rows)
@@ -181,12 +180,15 @@ def run_judge(
         options,
         # The judge's own tasks only: no built-in task is indexed.
         task_manager_kwargs={"include_path": str(prepared.include_path), "include_defaults": False},
+        on_progress=on_progress,
     )
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
     variant = job.variant
     finished_at = output.run.finished_at or ""
-    folder = judge_details_dir(job.info.id, finished_at, job.info.precision, variant)
+    # The precision shown and named in paths is the one the weights ran in (as for Evalita).
+    precision = output.run.dtype or job.info.precision
+    folder = details_dir(job.info.id, finished_at, precision, 0, Track.JUDGE, variant)
     run = output.run.model_copy(
         update={"data": data_label, "request_id": job.request_id, "details_path": folder}
     )
@@ -195,14 +197,14 @@ def run_judge(
         if judged is None
         else convert.generations_body(answers, judged, shots)
     )
-    info = job.info
+    info = job.info.model_copy(update={"precision": precision})
     if not info.architecture and output.architecture:
         info = info.model_copy(update={"architecture": output.architecture})
     results = JudgeResultsFile(model=info, run=run, judge=body)
     details = {
         f"{folder}/{judge_details_file_name(c)}": lines for c, lines in convert.detail_lines(answers).items()
     }
-    path = judge_results_path(job.info.id, finished_at, job.info.precision, variant)
+    path = results_file_path(results, finished_at, variant)
     parsed = sum(a.answer.parsed for a in answers)
     log.info(
         "judge %s: %d answers, %d parsed (%.0f%%)",

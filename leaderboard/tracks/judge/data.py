@@ -76,6 +76,8 @@ class JudgeDataSource:
     kind: JudgeDataKind
     root: Path | None = None
     repo: str | None = None
+    #: ``local``: the name in the label when it is not the folder's own (a worker's ``<dir>/judge``).
+    name: str | None = None
 
     @classmethod
     def parse(cls, spec: str) -> JudgeDataSource:
@@ -103,7 +105,7 @@ class JudgeDataSource:
                 return "sample"
             case JudgeDataKind.LOCAL:
                 assert self.root is not None
-                return f"local:{self.root.name}"
+                return f"local:{self.name or self.root.name}"
             case JudgeDataKind.HUB:
                 return f"hub:{self.repo}"
             case _:

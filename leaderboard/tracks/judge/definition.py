@@ -38,7 +38,8 @@ TRACK = Track.JUDGE
 
 #: Version of the rubric text.  Stored in every results file: figures obtained with
 #: different prompts are never put side by side silently.  Bump it when a prompt changes.
-RUBRIC_VERSION = "evalita-judge-rubric/1"
+#: /2: the judge's answer is prefilled with :data:`ANSWER_PREFIX` (the prompts are /1's).
+RUBRIC_VERSION = "evalita-judge-rubric/2"
 
 #: The score scale (paper §3: discrete 1–5 per criterion).
 SCORE_MIN = 1
@@ -531,9 +532,22 @@ OUTPUT_CLOSE = "</Output>"
 NOW_EVALUATE = "Ora valuta:"
 #: Stop sequences for the harness: the closing tag, or the start of another example.
 STOP_SEQUENCES: tuple[str, ...] = (OUTPUT_CLOSE, "<Input>", NOW_EVALUATE)
-#: Cap on the judge's answer: a JSON object with an explanation of a few sentences
-#: (about 150–300 tokens in Italian for most tokenizers), with room to spare.
-MAX_ANSWER_TOKENS = 512
+#: Cap on the judge's answer: the score, then an explanation of two or three sentences
+#: (about 100–200 tokens in Italian for most tokenizers).  With the score first (the
+#: prefill below) a longer explanation cut short still gives its score; a tight cap keeps
+#: a small judge that never closes its JSON from decoding for minutes per item.
+MAX_ANSWER_TOKENS = 256
+
+#: The start of the judge's answer, written for it (lm-eval's ``gen_prefix``: inside the
+#: chat template it opens the assistant's turn).  The paper's output shape is unchanged;
+#: only its first characters are given, so a judge — even a small one — answers with the
+#: score first instead of drifting into prose.  Part of the answer: :func:`judge_answer`.
+ANSWER_PREFIX = f'{{"{SCORE_KEY}":'
+
+
+def judge_answer(generated: str, prefix: str = ANSWER_PREFIX) -> str:
+    """The judge's whole answer: the prefilled start and what the model generated after it."""
+    return prefix + generated
 
 
 def _few_shot_block(examples: Sequence[FewShotExample]) -> str:
@@ -614,7 +628,19 @@ def about_markdown() -> str:
         "*not enough data*.",
         "",
         "**Judged generations.** A judge scores the summaries that models wrote for the Evalita SUM task; "
-        "the mean score per criterion is shown beside ROUGE.",
+        "the mean score per criterion is shown beside ROUGE on the SUM page and on the model's page.",
+        "",
+        "**The answer.** The judge's answer is started for it with "
+        f"`{ANSWER_PREFIX}` (the first characters of the JSON the prompt asks for, written at the "
+        "start of the judge's turn), so that it gives the score first; those characters are part of the "
+        "answer that is read.  The prompts are zero-shot.  The paper's own worked examples are published "
+        "under a no-derivatives licence and are not part of this project: a maintainer who holds them "
+        "can point a judge at them with a few-shot file (JSONL: `criterion`, `document`, `summary`, "
+        "`score`, `explanation`; `python -m backend.tracks.judge MODEL --few-shot FILE`), and the run "
+        "records the file's name and digest.",
+        "",
+        "**Submitting a judge.** `python -m eval_queue submit ORG/MODEL --track judge` (the annotated "
+        "set); `--judge-target RESULTS_PATH` scores the SUM outputs of that Evalita run instead.",
         "",
         "#### Annotation guidelines (after the paper's Appendix B)",
     ]

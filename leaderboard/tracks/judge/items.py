@@ -28,11 +28,13 @@ from typing import Any
 from leaderboard.schema import DetailRecord
 from leaderboard.suite import TaskKind, get_task
 from leaderboard.tracks.judge.data import AnnotatedSet, FewShotSet
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, render_prompt
+from leaderboard.tracks.judge.definition import ANSWER_PREFIX, CRITERIA, Criterion, render_prompt
 
 #: For each generative task that can be judged against a document: the template field
 #: holding it.  Other generative tasks are judged against the whole prompt.
 DOCUMENT_FIELDS: Mapping[str, str] = MappingProxyType({"sum": "source"})
+#: The harness row's column holding the prefilled start of the answer (the template's ``gen_prefix``).
+ANSWER_PREFIX_FIELD = "answer_prefix"
 
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 
@@ -143,4 +145,6 @@ def harness_row(unit: JudgeUnit, few_shot: FewShotSet | None = None) -> dict[str
         "human": unit.human,
         "target": "" if unit.human is None else str(unit.human),
         "prompt": render_prompt(unit.criterion, unit.document, unit.summary, examples),
+        # lm-eval's gen_prefix (the template names this column); the answer starts with it.
+        ANSWER_PREFIX_FIELD: ANSWER_PREFIX,
     }

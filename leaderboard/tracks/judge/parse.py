@@ -83,10 +83,11 @@ _LOOSE_SCORE = re.compile(
     re.IGNORECASE,
 )
 # The explanation's value runs to its closing quote when that quote is followed by the
-# next (quoted) key or the closing brace; else (an answer cut short) to the end.
+# next (quoted) key or the closing brace; else (an answer cut short, or stopped before its
+# closing brace) to the end, without a closing quote there.
 _LOOSE_EXPLANATION = re.compile(
     _KEY.format(keys="|".join(sorted(_EXPLANATION_KEYS)))
-    + r"""(?P<quote>["'])(?P<value>.*?)(?:(?P=quote)\s*(?:,\s*["']\w+["']\s*:|\})|\Z)""",
+    + r"""(?P<quote>["'])(?P<value>.*?)(?:(?P=quote)\s*(?:,\s*["']\w+["']\s*:|\})|(?P=quote)?\s*\Z)""",
     re.IGNORECASE | re.DOTALL,
 )
 

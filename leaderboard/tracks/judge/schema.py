@@ -23,19 +23,15 @@ A figure that could not be computed is ``null`` in the file with its reason in
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from eval_queue.errors import MalformedFileError
-from leaderboard.schema import ModelInfo, RunInfo, _stamp
-from leaderboard.tracks.judge.definition import TRACK, Criterion, JudgeMode
+from eval_queue.vocabulary import Track
+from leaderboard.schema import ResultsEnvelope
+from leaderboard.tracks.judge.definition import Criterion, JudgeMode
 from leaderboard.tracks.judge.parse import ParseStatus
 from leaderboard.tracks.judge.stats import Agreement, Correlation, Figure, JudgedScore, NotEnoughData
-
-#: The results envelope this track writes (docs/TRACKS.md).
-RESULTS_SCHEMA_V2 = "evalita-llm-results/2"
 
 #: The figures of a :class:`StatBlock` that can be "not enough data".
 STAT_FIGURES: tuple[str, ...] = ("unparsed_rate", "rho", "p", "mae", "bias", "mean_human", "mean_judge")
@@ -175,30 +171,18 @@ class GenerationsBody(BaseModel):
 JudgeBody = Annotated[MetaBody | GenerationsBody, Field(discriminator="mode")]
 
 
-class JudgeResultsFile(BaseModel):
-    """A judge run's results file (docs/TRACKS.md, ``evalita-llm-results/2``, track ``judge``)."""
+class JudgeResultsFile(ResultsEnvelope):
+    """A judge run's results file: the shared envelope (docs/TRACKS.md) with the ``judge`` body.
 
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    Read with the inherited :meth:`~leaderboard.schema.ResultsEnvelope.from_json` (the
+    store's safe reader, then the migrations, then this schema); written to
+    :func:`~leaderboard.schema.results_file_path` with the request's variant.
+    """
 
-    schema_: Literal["evalita-llm-results/2"] = Field(default=RESULTS_SCHEMA_V2, alias="schema")
-    track: Literal[TRACK.value] = TRACK.value  # type: ignore[valid-type]
-    model: ModelInfo
-    run: RunInfo
+    TRACK: ClassVar[Track] = Track.JUDGE
+
+    track: Track = Track.JUDGE
     judge: JudgeBody
-
-    def to_json(self) -> bytes:
-        payload = self.model_dump(mode="json", by_alias=True, exclude_none=False)
-        return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
-
-    @classmethod
-    def from_json(cls, data: bytes, path: str) -> JudgeResultsFile:
-        """Parse a judge results file; raises :class:`MalformedFileError` naming ``path``."""
-        try:
-            return cls.model_validate_json(data)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "file"
-            raise MalformedFileError(path, f"field {where!r}: {first['msg']}") from exc
 
 
 class JudgeDetail(BaseModel):
@@ -219,22 +203,6 @@ class JudgeDetail(BaseModel):
 # --------------------------------------------------------------------------- paths
 
 
-def _run_name(finished_at_iso: str, precision: str, variant: str | None) -> str:
-    # The timestamp rule is the Evalita one (no ':' in file names); the setting part is
-    # ``<track>[-<variant>]`` instead of ``<k>shot`` (docs/TRACKS.md).
-    setting = TRACK.value if variant is None else f"{TRACK.value}-{variant}"
-    return f"{_stamp(finished_at_iso)}_{precision}_{setting}"
-
-
-def judge_results_path(model_id: str, finished_at_iso: str, precision: str, variant: str | None) -> str:
-    """``<org>/<model>/results_<ts>_<precision>_judge[-<variant>].json`` in the results store."""
-    return f"{model_id}/results_{_run_name(finished_at_iso, precision, variant)}.json"
-
-
-def judge_details_dir(model_id: str, finished_at_iso: str, precision: str, variant: str | None) -> str:
-    """``<org>/<model>/<ts>_<precision>_judge[-<variant>]`` in the details store."""
-    return f"{model_id}/{_run_name(finished_at_iso, precision, variant)}"
-
-
 def judge_details_file_name(criterion: Criterion) -> str:
+    """One details file per criterion, inside the run's :func:`~leaderboard.schema.details_dir`."""
     return f"{criterion.value}.jsonl"

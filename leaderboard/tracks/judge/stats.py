@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from statistics import fmean
 from types import MappingProxyType
 
-from scipy import stats as scipy_stats
-
 from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion
 
 #: The fewest scored items any figure is computed from.
@@ -73,6 +71,10 @@ def spearman(
     for name, column in zip(names, (x, y), strict=True):
         if len(set(column)) == 1:
             return NotEnoughData(f"constant {name} scores")
+    # Imported here: scipy.stats takes a second to import, and the UI builds the judge tab
+    # (which imports this module) at start-up; only a render with judge results needs it.
+    from scipy import stats as scipy_stats
+
     result = scipy_stats.spearmanr(x, y)
     rho, p = float(result.statistic), float(result.pvalue)
     if not (math.isfinite(rho) and math.isfinite(p)):  # defensive: scipy's NaN never escapes

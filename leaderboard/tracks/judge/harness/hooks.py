@@ -10,13 +10,15 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
+from leaderboard.tracks.judge.definition import judge_answer
+from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD
 from leaderboard.tracks.judge.parse import parse_answer
 
 
 def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float | int | None]:
     """One answer → ``parsed`` (1.0 or 0.0) and ``score`` (1–5, or None when unparsed)."""
-    del doc
-    answer = parse_answer(results[0] if results else "")
+    # The harness returns what the model generated after the prefilled start of its answer.
+    answer = parse_answer(judge_answer(results[0] if results else "", doc.get(ANSWER_PREFIX_FIELD) or ""))
     return {"parsed": float(answer.parsed), "score": answer.score}
 
 
