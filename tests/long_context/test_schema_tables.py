@@ -143,7 +143,7 @@ def test_plot_frame_orders_settings_and_export_keeps_every_number():
         (lambda d: d["settings"]["10k"]["sets"]["summary"].update(em=43.8), "less than or equal to 1"),
         (lambda d: d["run"].update(context_settings=["10k", "full"]), "differ from run.context_settings"),
         (lambda d: d["settings"]["10k"].update(extra=1), "extra"),
-        (lambda d: d.update(track="judge"), "track"),
+        (lambda d: d.update(track="judge"), "a 'judge' results file, not a 'long-context' one"),
         (lambda d: d["settings"].update({"20k": d["settings"]["10k"]}), "settings"),
     ],
 )
