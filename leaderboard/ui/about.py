@@ -7,6 +7,7 @@ import gradio as gr
 from leaderboard import views
 from leaderboard.state import PageState
 from leaderboard.suite import SUITE
+from leaderboard.tracks.long_context.definition import ABOUT_MARKDOWN as LONG_CONTEXT_ABOUT
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Rendered, Tab, TabParts
@@ -104,6 +105,7 @@ def _layout() -> None:
         latex_delimiters=[{"left": "$", "right": "$", "display": False}],
         elem_id="about-metrics",
     )
+    gr.Markdown(LONG_CONTEXT_ABOUT, elem_id="about-long-context")
     gr.Markdown(REPRODUCE, elem_id="about-reproduce")
     gr.Markdown("### Citation")
     gr.Code(BIBTEX, language=None, label="BibTeX", interactive=False, elem_id="about-bibtex")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+# The module, not the class: the track's tab imports leaderboard.ui, which imports this module.
+from leaderboard.tracks.long_context import tab as long_context_tab
 from leaderboard.ui.about import AboutTab
 from leaderboard.ui.model import ModelTab
 from leaderboard.ui.plots_tab import PlotsTab
@@ -41,13 +43,15 @@ def default_registry(
     task_panels: Sequence[Callable[[], Panel]] = TASK_PANELS,
     model_panels: Sequence[Callable[[], Panel]] = MODEL_PANELS,
 ) -> Registry:
-    """The leaderboard's tabs: Evalita's ranking, task, model and plots pages, then the shared ones."""
+    """The leaderboard's tabs: Evalita's ranking, task, model and plots pages, the other tracks', then
+    the shared ones."""
     return Registry(
         (
             RankingTab(),
             TaskTab([make() for make in task_panels]),
             ModelTab([make() for make in model_panels]),
             PlotsTab(),
+            long_context_tab.LongContextTab(),
             SubmitTab(),
             AboutTab(),
         )

@@ -381,7 +381,7 @@ def base_configs() -> tuple[str, ...]:
 
 # --------------------------------------------------------------------------- About
 
-ABOUT_MARKDOWN = """\
+_ABOUT_TEMPLATE = """\
 ### Long context: INDAQA2
 
 Narrative question answering over whole Italian books (INDAQA2, CALAMITA 2026): 461 novels
@@ -390,8 +390,7 @@ from passages (*Local*, *Local alternative* and *Entity* sets). The model reads 
 then `Domanda: …` (and, for multiple choice, the options `A.`–`D.`) and `Risposta:`,
 zero-shot, greedy decoding.
 
-**Context settings.** The first 10,000 words of the book, the first 50,000 words, or the whole
-book (words are split on whitespace, as in the paper). When the prompt does not fit the
+**Context settings.** {settings} (words are split on whitespace, as in the paper). When the prompt does not fit the
 model's context window, the end of the book is cut, never the question or the options; each
 run records how many items were cut and how many tokens of the book the model saw.
 
@@ -412,3 +411,18 @@ run records how many items were cut and how many tokens of the book the model sa
 Results on the bundled sample books (`data: sample`) or with a limit are not comparable with
 full runs on the official data. This track is not part of the Evalita-LLM CPS ranking.
 """
+
+
+def _settings_sentence() -> str:
+    """``the first 10,000 words of the book (`10k`), … or the whole book (`full`)``, from the specs."""
+    parts = [
+        f"the first {spec.max_words:,} words of the book (`{spec.id.value}`)"
+        if spec.max_words is not None
+        else f"the whole book (`{spec.id.value}`)"
+        for spec in CONTEXT_SETTINGS
+    ]
+    return (", ".join(parts[:-1]) + ", or " + parts[-1]).capitalize()
+
+
+#: The About page's section for the track (settings from :data:`CONTEXT_SETTINGS`).
+ABOUT_MARKDOWN = _ABOUT_TEMPLATE.format(settings=_settings_sentence())
