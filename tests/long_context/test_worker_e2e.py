@@ -16,14 +16,19 @@ import pytest
 
 from backend.config import ExitCode
 from eval_queue.requests import Status
+from eval_queue.settings import Settings
 from eval_queue.vocabulary import ContextSetting, Track
+from leaderboard.state import PageState
 from leaderboard.tracks.long_context.definition import QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults, parse_details
+from leaderboard.tracks.long_context.tab import LongContextTab
+from leaderboard.ui.context import AppContext
 from tests.backend.conftest import REPO_ROOT, Deployment
 from tests.long_context.books import book_text, passage_book, summary_book, write_books
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow
+SHOW_ALL = ("--include-noncomparable",)
 
 FAST = ("--limit", "10", "--max-gen-toks", "4", "--bootstrap-iters", "0", "--progress-s", "1")
 
@@ -93,7 +98,7 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
 
     # ... and the export lists it, one row per setting.
     exported = subprocess.run(
-        [sys.executable, "-m", "leaderboard", "export", "--track", "long-context", "--format", "json", "-a"],
+        [sys.executable, "-m", "leaderboard", "export", "--track=long-context", "--format=json", *SHOW_ALL],
         cwd=REPO_ROOT,
         env=deployment.env,
         capture_output=True,
@@ -104,6 +109,16 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
     rows = json.loads(exported.stdout)
     assert [r["setting"] for r in rows] == ["10k", "50k", "full"]
     assert all(r["model"] == tiny_model.model_id for r in rows)
+
+    # ... and the tab shows it in the Table 5 layout, down to each answer.
+    ctx = AppContext(
+        settings=Settings(data_dir=deployment.root), stores=deployment.stores, queue=deployment.queue
+    )
+    state = PageState(tab="long-context", extra=(("lc_set", "local_mc"), ("lc_setting", "full")))
+    values = LongContextTab().render(ctx, state).values
+    assert tiny_model.model_id in values["table"] and "Full book context" in values["table"]
+    assert values["lc_run"].value == finished.results_path
+    assert values["status"] == "2 answers" and list(values["answers"].frame["#"]) == [0, 1]
 
 
 def test_a_long_context_request_for_some_settings_runs_only_those(
