@@ -296,3 +296,16 @@ def test_long_context_tab_shows_table5_and_drills_down_to_an_answer(page, served
     page.wait_for_timeout(800)
     _shot(page, "12-long-context")
     assert page.dialogs == []
+
+
+def test_the_submit_form_shows_the_chosen_tracks_fields(page, served: Served) -> None:
+    _open(page, served)
+    _tab(page, "Submit & queue")
+    assert page.locator("#submit-fewshot").is_visible() and not page.locator("#submit-context").is_visible()
+    page.locator("#submit-track").get_by_text("Long context (INDAQA2)").click()
+    page.wait_for_selector("#submit-context", state="visible")
+    assert "Full book context" in page.locator("#submit-context").inner_text()
+    assert not page.locator("#submit-fewshot").is_visible()
+    page.locator("#submit-track").get_by_text("LLM as judge").click()
+    page.wait_for_selector("#submit-judge-target", state="visible")
+    assert not page.locator("#submit-context").is_visible()
