@@ -24,7 +24,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from eval_queue.vocabulary import EvalitaTask
+from eval_queue.vocabulary import EvalitaTask, Track
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +181,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
 def main(argv: Sequence[str]) -> int:
     """``python -m backend [--once] …``; returns the exit code (configuration errors raise, see ``__main__``)."""
     from backend.data import DataSourceError
-    from backend.tracks.evalita import check_data
+    from backend.tracks import check_track_data
 
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose, args.log_file)
@@ -195,14 +195,15 @@ def main(argv: Sequence[str]) -> int:
         if not any(a == "--worker-id" or a.startswith("--worker-id=") for a in argv):
             once_argv += ["--worker-id", config.worker_id]
         return int(serve(config, once_argv))
-    try:
-        check_data(config)
-    except DataSourceError as exc:
-        log.error("nothing claimed: %s", exc)
-        return ExitCode.DATA_UNAVAILABLE
-    from backend.worker import run_once
+    from backend.worker import next_track, run_once
 
     stores = open_stores(settings)
     queue = RequestQueue(stores.requests, secrets=settings.secrets)
+    # The data check is the track's: it asks the runner of the track it is about to claim.
+    try:
+        check_track_data(next_track(queue) or Track.EVALITA, config)
+    except DataSourceError as exc:
+        log.error("nothing claimed: %s", exc)
+        return ExitCode.DATA_UNAVAILABLE
     with harness_output_to(args.log_file):
         return int(run_once(stores, queue, config).exit_code)

@@ -44,9 +44,10 @@ from backend.signals import GATED_SIGNALS, SignalGate, WorkerInterrupted, disarm
 from backend.tracks import Evaluation, Progress, RunContext, StageError, TrackRunner, runner_for
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
 from eval_queue.names import check_runnable
-from eval_queue.queue import RequestQueue
+from eval_queue.queue import RequestQueue, fair_order
 from eval_queue.requests import EvalRequest
 from eval_queue.storage import Stores
+from eval_queue.vocabulary import Track
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +223,20 @@ class StallWatchdog(_BackgroundLoop):
 
 
 # --------------------------------------------------------------------------- one job
+
+
+def next_track(queue: RequestQueue) -> Track | None:
+    """The track of the request :meth:`RequestQueue.claim_next` would claim now (None: none, or unreadable).
+
+    For the pre-claim data check only: another worker may claim it first, and the runner
+    checks its data again when it runs.
+    """
+    try:
+        pending = fair_order(queue.listing().requests)
+    except StorageError as exc:
+        log.warning("could not list the queue before claiming: %s", exc)
+        return None
+    return pending[0].track if pending else None
 
 
 def run_once(

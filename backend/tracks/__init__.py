@@ -17,7 +17,9 @@ A track registers with **one line** in :data:`TRACK_RUNNERS`, naming its functio
     Track.LONG_CONTEXT: "backend.tracks.long_context:evaluate",
 
 The module is imported only when a request of that track runs, so polling an empty
-queue needs neither torch nor any track's code.
+queue needs neither torch nor any track's code.  A runner's module may also define
+``check_data(config)``: the worker calls it (:func:`check_track_data`) before claiming a
+request of that track, so that missing data claims nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 TRACK_RUNNERS: Mapping[Track, str] = MappingProxyType(
     {
         Track.EVALITA: "backend.tracks.evalita:evaluate",
+        Track.LONG_CONTEXT: "backend.tracks.long_context.run:evaluate",
         Track.JUDGE: "backend.tracks.judge.worker:evaluate",
     }
 )
@@ -119,6 +122,23 @@ class StageError(EvalitaError):
 
 class NoRunnerError(EvalitaError):
     """A request of a track whose runner is not installed in this worker."""
+
+
+def check_track_data(track: Track, config: WorkerConfig, runners: Mapping[Track, str] | None = None) -> bool:
+    """The pre-claim data check of ``track``'s runner: its module's ``check_data(config)``, if it has one.
+
+    Returns whether a check ran (False: the track has no runner here, or no check).  The
+    check raises :class:`~backend.data.DataSourceError` naming what is missing.
+    """
+    runners = TRACK_RUNNERS if runners is None else runners
+    reference = runners.get(track)
+    if reference is None:
+        return False
+    check = getattr(importlib.import_module(reference.partition(":")[0]), "check_data", None)
+    if check is None:
+        return False
+    check(config)
+    return True
 
 
 def runner_for(track: Track, runners: Mapping[Track, str] | None = None) -> TrackRunner:

@@ -33,6 +33,7 @@ R = TypeVar("R")
 RESULTS_TRACKS: Mapping[Track, str] = MappingProxyType(
     {
         Track.EVALITA: "leaderboard.tracks.evalita:RESULTS",
+        Track.LONG_CONTEXT: "leaderboard.tracks.long_context.export:RESULTS",
         Track.JUDGE: "leaderboard.tracks.judge.results:RESULTS",
     }
 )

@@ -15,7 +15,7 @@ import logging
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.submission import SubmissionForm, submit
-from eval_queue.vocabulary import Track
+from eval_queue.vocabulary import JudgeMode, Track
 from leaderboard.results import LoadedResults, ResultsCache, evalita_results
 from leaderboard.store import StoreResults, read_results_store
 from leaderboard.views import Board, md_text
@@ -184,8 +184,14 @@ class AppContext:
         fewshot: list[int],
         model_type: str | None,
         submitted_by: str,
+        track: str = Track.EVALITA.value,
+        context_settings: Sequence[str] | None = None,
+        judge_target: str | None = None,
     ) -> list[EvalRequest]:
-        """Validate and queue one request per chosen setting; raises ``SubmissionRejected``."""
+        """Validate and queue one request per chosen setting; raises ``SubmissionRejected``.
+
+        ``track`` and its fields as in docs/TRACKS.md; a judge target implies judging generations.
+        """
         form = SubmissionForm(
             model=model,
             revision=revision,
@@ -193,6 +199,10 @@ class AppContext:
             num_fewshot=tuple(fewshot),
             model_type=model_type,
             submitted_by=submitted_by,
+            track=track,
+            context_settings=context_settings,
+            judge_mode=JudgeMode.GENERATIONS.value if judge_target else None,
+            judge_target=judge_target,
         )
         created = submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
         self._queue_cache = None  # the submitter sees the queue with the new request in it

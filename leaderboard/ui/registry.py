@@ -41,9 +41,15 @@ TASK_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.p
 #: Panels other tracks contribute to the Evalita model page (e.g. a judge's criterion means).
 MODEL_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.panels:ModelJudgePanel"),)
 #: Tabs of other tracks, after the Evalita ones (each a fresh instance per page).
-TRACK_TABS: tuple[Callable[[], Tab], ...] = (lazy("leaderboard.tracks.judge.tab:JudgesTab"),)
+TRACK_TABS: tuple[Callable[[], Tab], ...] = (
+    lazy("leaderboard.tracks.long_context.tab:LongContextTab"),
+    lazy("leaderboard.tracks.judge.tab:JudgesTab"),
+)
 #: Sections other tracks add to the About page (Markdown, derived from their definitions).
-ABOUT_SECTIONS: tuple[Callable[[], str], ...] = (lazy("leaderboard.tracks.judge.definition:about_markdown"),)
+ABOUT_SECTIONS: tuple[Callable[[], str], ...] = (
+    lazy("leaderboard.tracks.long_context.definition:about_markdown"),
+    lazy("leaderboard.tracks.judge.definition:about_markdown"),
+)
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,8 @@ def default_registry(
     task_panels: Sequence[Callable[[], Panel]] = TASK_PANELS,
     model_panels: Sequence[Callable[[], Panel]] = MODEL_PANELS,
 ) -> Registry:
-    """The leaderboard's tabs: Evalita's ranking, task, model and plots pages, then the shared ones."""
+    """The leaderboard's tabs: Evalita's ranking, task, model and plots pages, the other tracks', then
+    the shared ones."""
     return Registry(
         (
             RankingTab(),

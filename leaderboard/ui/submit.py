@@ -10,9 +10,10 @@ from eval_queue.errors import StorageError, StoreUnavailableError, SubmissionRej
 from eval_queue.identity import signin_prompt
 from eval_queue.ledger import duration_text
 from eval_queue.requests import ModelType, Precision
-from eval_queue.vocabulary import RUN_SETTINGS
+from eval_queue.vocabulary import RUN_SETTINGS, Track
 from leaderboard import views
 from leaderboard.state import PageState
+from leaderboard.tracks.long_context.definition import CONTEXT_SETTINGS
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -23,8 +24,14 @@ logger = logging.getLogger(__name__)
 AUTO_TYPE = "auto (from the model card)"
 
 
-#: What ``/submit`` takes, by name (the form's fields), in order.
-FORM_FIELDS = ("model", "revision", "precision", "fewshot", "model_type")
+#: What ``/submit`` takes, by name (the form's fields), in order; the track's fields come last
+#: (with defaults: a client that sends only the first five submits an Evalita run, as before).
+FORM_FIELDS = ("model", "revision", "precision", "fewshot", "model_type", "track", "context", "judge_target")
+
+#: The tracks a user can submit to, as the form shows them (Evalita first: the default).
+TRACK_CHOICES = [(track.label, track.value) for track in Track]
+#: The long-context settings' checkboxes, labelled by the track's definition.
+CONTEXT_CHOICES = [(spec.label, spec.id.value) for spec in CONTEXT_SETTINGS]
 QUEUE_OUTPUTS = ("summary", "pending", "running", "finished", "failed", "problems")
 
 
@@ -36,9 +43,11 @@ class SubmitTab(Tab):
 
     def build(self, page: Page) -> TabParts:
         gr.Markdown(
-            "Submit a model from the Hugging Face Hub. It is evaluated on the ten Evalita-LLM tasks, every "
-            "prompt, in the setting(s) you choose; the results appear in the ranking when the run finishes."
+            "Submit a model from the Hugging Face Hub. On the Evalita-LLM track it is evaluated on the ten "
+            "tasks, every prompt, in the setting(s) you choose, and ranked by CPS; the long-context and "
+            "judge tracks have their own tables and are never mixed into that ranking."
         )
+        track = gr.Radio(TRACK_CHOICES, value=Track.EVALITA.value, label="Track", elem_id="submit-track")
         with gr.Row():
             model = gr.Textbox(
                 label="Model id", placeholder="org/model-name", elem_id="submit-model", scale=3
@@ -56,6 +65,20 @@ class SubmitTab(Tab):
                 value=[s.value for s in RUN_SETTINGS],
                 label="Setting(s)",
                 elem_id="submit-fewshot",
+            )
+            context = gr.CheckboxGroup(
+                CONTEXT_CHOICES,
+                value=[value for _, value in CONTEXT_CHOICES],
+                label="Context setting(s)",
+                visible=False,
+                elem_id="submit-context",
+            )
+            judge_target = gr.Textbox(
+                value="",
+                label="Judge the outputs of run … (optional results path; empty: the annotated set)",
+                placeholder="org/model/results_<timestamp>_<precision>_0shot.json",
+                visible=False,
+                elem_id="submit-judge-target",
             )
             model_type = gr.Dropdown(
                 [(AUTO_TYPE, AUTO_TYPE), *[(t.value, t.value) for t in ModelType]],
@@ -78,7 +101,15 @@ class SubmitTab(Tab):
             with gr.Tab("Failed / cancelled", id="q-failed"):
                 failed = gr.Dataframe(interactive=False, wrap=True, elem_id="queue-failed")
         problems = gr.Markdown(elem_id="queue-problems")
-        form = dict(zip(FORM_FIELDS, (model, revision, precision, fewshot, model_type), strict=True))
+        track.change(
+            _track_fields,
+            inputs=track,
+            outputs=[fewshot, context, judge_target],
+            api_visibility="private",
+            queue=False,
+        )
+        fields = (model, revision, precision, fewshot, model_type, track, context, judge_target)
+        form = dict(zip(FORM_FIELDS, fields, strict=True))
         queue = dict(zip(QUEUE_OUTPUTS, (summary, pending, running, finished, failed, problems), strict=True))
         page.bind(
             [button.click], do_submit, form, {"result": result, **queue}, api_name="submit", request=True
@@ -121,6 +152,38 @@ def render_queue(ctx: AppContext) -> dict[str, object]:
     }
 
 
+def _track_fields(track: str | None) -> tuple[dict, dict, dict]:
+    """Show the fields of the chosen track only (few-shot settings, context settings, judge target)."""
+    return (
+        gr.update(visible=track in (None, Track.EVALITA.value)),
+        gr.update(visible=track == Track.LONG_CONTEXT.value),
+        gr.update(visible=track == Track.JUDGE.value),
+    )
+
+
+def track_fields(
+    track: str | None, fewshot: list[str] | None, context: list[str] | None, judge_target: str | None
+) -> dict[str, object]:
+    """The submission's track fields from the form: only the chosen track's, the others left out.
+
+    Raises :class:`SubmissionRejected` when no context setting is ticked (an empty choice
+    is a mistake, not "all"); an unknown track is refused by the submission's own check.
+    """
+    chosen = (track or Track.EVALITA.value).strip()
+    if chosen == Track.EVALITA.value:
+        return {"track": chosen, "fewshot": [int(k) for k in (fewshot or [])]}
+    fields: dict[str, object] = {"track": chosen, "fewshot": [0]}
+    if chosen == Track.LONG_CONTEXT.value:
+        if not context:
+            raise SubmissionRejected(
+                "tick at least one context setting (10K words, 50K words or the full book)."
+            )
+        fields["context_settings"] = list(context)
+    if chosen == Track.JUDGE.value and (judge_target or "").strip():
+        fields["judge_target"] = (judge_target or "").strip()
+    return fields
+
+
 def do_submit(
     ctx: AppContext,
     model: str | None,
@@ -128,6 +191,9 @@ def do_submit(
     precision: str | None,
     fewshot: list[str] | None,
     model_type: str | None,
+    track: str | None = Track.EVALITA.value,
+    context: list[str] | None = None,
+    judge_target: str | None = None,
     request: gr.Request | None = None,
     profile: gr.OAuthProfile | None = None,
 ) -> dict[str, object]:
@@ -139,14 +205,15 @@ def do_submit(
     required an anonymous submission is refused (:mod:`eval_queue.identity`).
     """
     try:
+        fields = track_fields(track, fewshot, context, judge_target)
         who = ctx.submitter(request, profile)
         created = ctx.submit(
             model=(model or "").strip(),
             revision=(revision or "").strip() or "main",
             precision=precision or "",
-            fewshot=[int(k) for k in (fewshot or [])],
             model_type=None if model_type in (None, "", AUTO_TYPE) else model_type,
             submitted_by=who,
+            **fields,
         )
     except (SubmissionRejected, StoreUnavailableError) as exc:
         return {"result": views.rejected_markdown(exc.message), **render_queue(ctx)}

@@ -12,3 +12,7 @@ from tests.support.tiny_model import build_tiny_model
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_model(tmp_path_factory.mktemp("lc-tiny-model") / "model")
+
+
+# The worker end-to-end tests run the real ``python -m backend`` against a local deployment.
+from tests.backend.conftest import datasets_cache, deployment, tiny_model  # noqa: E402, F401

@@ -31,10 +31,10 @@ def _rows(path: Path) -> list[dict]:
 
 def test_local_books_become_one_questions_file_and_yaml_per_task(tmp_path):
     lib = tiny_library(tmp_path / "lib")
-    data = prepare_long_context(f"local:{lib}", tmp_path / "work", (ContextSetting.W10K, ContextSetting.FULL))
+    data = prepare_long_context(f"local:{lib}", tmp_path / "work", (ContextSetting.K10, ContextSetting.FULL))
     assert data.label == "local:lib"
     assert len(data.tasks) == 12 and {t.setting for t in data.tasks} == {
-        ContextSetting.W10K,
+        ContextSetting.K10,
         ContextSetting.FULL,
     }
     summary = _rows(data.data_files["indaqa2_summary_oe_10k"])
@@ -90,7 +90,7 @@ def test_a_local_item_without_choices_is_asked_open_ended_only(tmp_path):
     book = passage_book("passi", 30)
     book["qas"].append(qa("local_question", "passi.set-a.9", "Chi arriva?", ["Il marchese"]))
     lib = write_books(tmp_path / "lib", [summary_book("s", 30), book])
-    data = prepare_long_context(f"local:{lib}", tmp_path / "work", (ContextSetting.W10K,))
+    data = prepare_long_context(f"local:{lib}", tmp_path / "work", (ContextSetting.K10,))
     assert len(_rows(data.data_files["indaqa2_local_oe_10k"])) == 3
     assert len(_rows(data.data_files["indaqa2_local_mc_10k"])) == 2
 

@@ -36,7 +36,7 @@ def test_only_the_local_sets_have_multiple_choice():
 
 
 def test_settings_parse_in_canonical_order_and_unknown_ones_get_a_suggestion():
-    assert d.parse_settings("full, 10K") == (d.ContextSetting.W10K, d.ContextSetting.FULL)
+    assert d.parse_settings("full, 10K") == (d.ContextSetting.K10, d.ContextSetting.FULL)
     assert d.parse_settings(None) == d.parse_settings("") == tuple(d.ContextSetting)
     with pytest.raises(d.UnknownNameError, match="Did you mean '50k'"):
         d.parse_settings("50K,5k")
@@ -99,7 +99,7 @@ def test_a_12k_word_book_under_10k_gives_its_first_10k_words_and_the_whole_quest
     doc = {
         "question_id": "q",
         "book_file": str(book),
-        "max_words": d.CONTEXT_SETTING_SPECS[d.ContextSetting.W10K].max_words,
+        "max_words": d.CONTEXT_SETTING_SPECS[d.ContextSetting.K10].max_words,
         "question": "Dove abitava Giacometta?",
         "answers": ["Vicino al fiume"],
         "choices": ["A. Al fiume", "B. In città", "C. In montagna", "D. Al mare"],

@@ -45,9 +45,9 @@ def test_run_reports_every_set_of_every_setting_and_what_was_cut(tmp_path, tiny_
         assert body.truncation.items == 4 + 2 + 2 + 1 + 1 + 1
         assert body.truncation.window_cut == 2  # lungo's two questions
         assert body.truncation.seen_tokens_min < body.truncation.context_tokens_mean
-    assert results.settings[ContextSetting.W10K].truncation.words_cut == 2
+    assert results.settings[ContextSetting.K10].truncation.words_cut == 2
     assert results.settings[ContextSetting.FULL].truncation.words_cut == 0
-    assert results.settings[ContextSetting.W10K].truncation.offered_words_mean < (
+    assert results.settings[ContextSetting.K10].truncation.offered_words_mean < (
         results.settings[ContextSetting.FULL].truncation.offered_words_mean
     )
 

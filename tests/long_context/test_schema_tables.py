@@ -143,7 +143,7 @@ def test_plot_frame_orders_settings_and_export_keeps_every_number():
         (lambda d: d["settings"]["10k"]["sets"]["summary"].update(em=43.8), "less than or equal to 1"),
         (lambda d: d["run"].update(context_settings=["10k", "full"]), "differ from run.context_settings"),
         (lambda d: d["settings"]["10k"].update(extra=1), "extra"),
-        (lambda d: d.update(track="judge"), "track"),
+        (lambda d: d.update(track="judge"), "a 'judge' results file, not a 'long-context' one"),
         (lambda d: d["settings"].update({"20k": d["settings"]["10k"]}), "settings"),
     ],
 )
@@ -158,6 +158,6 @@ def test_a_malformed_results_file_is_rejected_naming_the_problem(change, message
 def test_results_round_trip_through_json():
     run = _results("m", PAPER_10K["Minerva-7B"], settings=("10k", "50k", "full"))
     assert LongContextResults.from_json(run.to_json(), "r.json") == run
-    local = run.settings[ContextSetting.W50K].sets[QuestionSet.LOCAL]
+    local = run.settings[ContextSetting.K50].sets[QuestionSet.LOCAL]
     assert (local.n_oe, local.n_mc) == (10, 10)
     assert (local.em, local.acc, local.unparsed) == pytest.approx((0.0815, 0.2857, 0.1))

@@ -29,6 +29,7 @@ from leaderboard.schema import (
     results_file_path,
 )
 from leaderboard.suite import SUITE
+from tests.long_context.store import write_long_context_runs
 from tests.paper_tables import write_paper_store
 
 XSS_MODEL = "<img src=x onerror=alert(1)>"
@@ -96,6 +97,7 @@ def write_results(results_root: Path, details_root: Path) -> None:
         for i in range(3)
     ]
     (folder / details_file_name("wic", "p1")).write_text("\n".join(lines) + "\n")
+    write_long_context_runs(results_root, details_root)
 
 
 def write_queue(requests_root: Path) -> None:

@@ -271,3 +271,41 @@ def test_sorting_is_a_visible_control(page, served: Served) -> None:
     )
     models = [m.strip() for m in _ranking_models(page)]
     assert models == sorted(models, key=str.lower)
+
+
+def test_long_context_tab_shows_table5_and_drills_down_to_an_answer(page, served: Served) -> None:
+    from tests.long_context.store import LC_XSS_MODEL
+
+    _open(page, served, "?tab=long-context")
+    page.wait_for_selector("#lc-table5 table.lc-table5")
+    table = page.locator("#lc-table5").inner_text()
+    assert "10K-word context" in table and "Full book context" in table and "ANITA-8B" in table
+    assert LC_XSS_MODEL in table and page.locator('img[src="x"]').count() == 0  # the name, as text
+    assert page.locator("#lc-table5 b", has_text="43.83").count() == 2  # best Local ACC, both settings
+    page.wait_for_selector("#lc-plot .js-plotly-plot")
+    # Drill down: the multiple-choice Local questions of the full-book setting.
+    page.locator("#lc-setting input").click()
+    page.get_by_role("option", name="Full book context").click()
+    page.locator("#lc-set input").click()
+    page.get_by_role("option", name="Local (multiple choice)").click()
+    page.wait_for_function("window.location.search.includes('lc_set=local_mc')")
+    page.wait_for_function(_rows("lc-answers") + ".length === 2")
+    answers = page.locator("#lc-answers").inner_text()
+    assert "C ✓" in answers and "<script>alert(0)</script>" in answers
+    assert "2 answers" in page.locator("#lc-answers-status").inner_text()
+    page.wait_for_timeout(800)
+    _shot(page, "12-long-context")
+    assert page.dialogs == []
+
+
+def test_the_submit_form_shows_the_chosen_tracks_fields(page, served: Served) -> None:
+    _open(page, served)
+    _tab(page, "Submit & queue")
+    assert page.locator("#submit-fewshot").is_visible() and not page.locator("#submit-context").is_visible()
+    page.locator("#submit-track").get_by_text("Long context (INDAQA2)").click()
+    page.wait_for_selector("#submit-context", state="visible")
+    assert "Full book context" in page.locator("#submit-context").inner_text()
+    assert not page.locator("#submit-fewshot").is_visible()
+    page.locator("#submit-track").get_by_text("LLM as judge").click()
+    page.wait_for_selector("#submit-judge-target", state="visible")
+    assert not page.locator("#submit-context").is_visible()

@@ -206,3 +206,63 @@ def test_new_results_appear_after_a_refresh_without_restart(client: Client, serv
         time.sleep(1)
     assert list(table["Model"].map(_plain_model)) == ["late-org/new-model"]
     assert table.iloc[0]["Avg CPS"] == pytest.approx(5.0)
+
+
+def _queued(served: Served, model: str) -> list:
+    from eval_queue.queue import RequestQueue
+
+    listing = RequestQueue(open_stores(Settings(data_dir=served.data_dir)).requests).listing()
+    return [r for r in listing.requests if r.model == model]
+
+
+def test_long_context_submission_queues_one_request_with_the_ticked_settings(
+    client: Client, served: Served
+) -> None:
+    before = len(_queued(served, CACHED_MODEL))
+    result, *_ = client.predict(
+        CACHED_MODEL,
+        "main",
+        "bfloat16",
+        [],
+        "pretrained",
+        "long-context",
+        ["full", "10k"],
+        "",
+        api_name="/submit",
+    )
+    assert "Submitted" in result, result
+    [request] = [r for r in _queued(served, CACHED_MODEL) if r.track.value == "long-context"]
+    assert [s.value for s in request.context_settings or []] == ["10k", "full"]
+    assert request.num_fewshot == 0 and len(_queued(served, CACHED_MODEL)) == before + 1
+
+
+def test_long_context_submission_without_a_setting_is_refused_and_writes_nothing(
+    client: Client, served: Served
+) -> None:
+    before = _queued(served, CACHED_MODEL)
+    result, *_ = client.predict(
+        CACHED_MODEL, "main", "bfloat16", ["0"], "pretrained", "long-context", [], "", api_name="/submit"
+    )
+    assert result.startswith("❌") and "context setting" in result
+    assert _queued(served, CACHED_MODEL) == before
+
+
+def test_judge_submission_with_a_target_judges_that_runs_outputs(client: Client, served: Served) -> None:
+    target = "paper-dev/LLM-1/results_2025-01-01T00-00-00Z_bfloat16_0shot.json"
+    result, *_ = client.predict(
+        CACHED_MODEL, "main", "bfloat16", [], "pretrained", "judge", [], f"  {target} ", api_name="/submit"
+    )
+    assert "Submitted" in result, result
+    [request] = [r for r in _queued(served, CACHED_MODEL) if r.track.value == "judge"]
+    assert (request.judge_mode.value, request.judge_target) == ("generations", target)
+
+
+def test_an_unknown_track_is_refused_and_writes_nothing(client: Client, served: Served) -> None:
+    from gradio_client.exceptions import AppError
+
+    before = _queued(served, CACHED_MODEL)
+    with pytest.raises(AppError, match="not in the list of choices"):
+        client.predict(
+            CACHED_MODEL, "main", "bfloat16", ["0"], "pretrained", "<b>nope</b>", [], "", api_name="/submit"
+        )
+    assert _queued(served, CACHED_MODEL) == before

@@ -106,6 +106,7 @@ def test_a_tab_is_added_by_registering_one_module_and_the_others_are_untouched(c
         "task",
         "model",
         "plots",
+        "long-context",
         "judges",
         "flavour",
         "submit",

@@ -40,3 +40,46 @@ def test_reading_an_absent_request_part_is_a_named_error_not_a_bare_except() -> 
     import inspect
 
     assert "except Exception" not in inspect.getsource(submit)
+
+
+def test_the_form_sends_only_the_chosen_tracks_fields() -> None:
+    assert submit.track_fields("evalita", ["0", "5"], ["10k"], "x.json") == {
+        "track": "evalita",
+        "fewshot": [0, 5],
+    }
+    assert submit.track_fields("long-context", ["0", "5"], ["10k", "full"], "x.json") == {
+        "track": "long-context",
+        "fewshot": [0],
+        "context_settings": ["10k", "full"],
+    }
+    assert submit.track_fields("judge", ["5"], ["10k"], "  ") == {"track": "judge", "fewshot": [0]}
+    assert (
+        submit.track_fields("judge", [], [], " a/b/results_x.json ")["judge_target"] == "a/b/results_x.json"
+    )
+
+
+def test_a_long_context_submission_with_no_setting_ticked_is_refused_before_the_store(monkeypatch) -> None:
+    monkeypatch.setattr(submit, "render_queue", lambda ctx: {})
+    ctx = _ctx(AssertionError("the store must not be reached"))
+    shown = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, "long-context", [], "")
+    assert shown["result"].startswith("❌") and "context setting" in shown["result"]
+
+
+def test_an_unknown_track_reaches_the_submissions_own_check(monkeypatch) -> None:
+    from eval_queue.submission import SubmissionForm, _check_track
+
+    seen = {}
+
+    def check(**kwargs):
+        seen.update(kwargs)
+        _check_track(SubmissionForm(model="m", track=kwargs["track"]).track)
+
+    monkeypatch.setattr(submit, "render_queue", lambda ctx: {})
+    ctx = _ctx(AssertionError())
+    ctx.submit = check
+    shown = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, "<b>x</b>", [], "")
+    assert (
+        shown["result"].startswith("❌")
+        and "unknown track" in shown["result"]
+        and "<b>" not in shown["result"]
+    )

@@ -53,15 +53,17 @@ def test_do_submit_records_the_identity_and_shows_it_with_the_limit(
 ) -> None:
     ctx, seen, identifier = _context(tmp_path, monkeypatch)
     request = _request()
-    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], submit.AUTO_TYPE, request)[
-        "result"
-    ]
+    message = submit.do_submit(
+        ctx, "org/model", "main", "bfloat16", ["0"], submit.AUTO_TYPE, request=request
+    )["result"]
     who = identifier(Caller(peer="203.0.113.7"))
     assert seen["submitted_by"] == who
     assert f"Queued as {submit.views.md_text(who)}; limit 4 per 1 day." in message
     assert "203.0.113.7" not in message
 
-    submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, request, _profile("carol"))
+    submit.do_submit(
+        ctx, "org/model", "main", "bfloat16", ["0"], None, request=request, profile=_profile("carol")
+    )
     assert seen["submitted_by"] == f"{HF_PREFIX}carol"
 
 
@@ -71,7 +73,7 @@ def test_a_spoofed_forwarded_header_does_not_change_who_submits(
     ctx, seen, _ = _context(tmp_path, monkeypatch)
     ids = set()
     for spoof in ("198.51.100.1", "198.51.100.2", "1.2.3.4, 5.6.7.8"):
-        submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request(forwarded=spoof))
+        submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, request=_request(forwarded=spoof))
         ids.add(seen["submitted_by"])
     assert len(ids) == 1
 
@@ -80,10 +82,14 @@ def test_an_anonymous_submission_is_refused_when_sign_in_is_required(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ctx, seen, _ = _context(tmp_path, monkeypatch, require_signin=True)
-    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request())["result"]
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, request=_request())[
+        "result"
+    ]
     assert message.startswith("❌ **Submission refused.** sign in with your Hugging Face account")
     assert seen == {}  # nothing was submitted
-    submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request(), _profile("erin"))
+    submit.do_submit(
+        ctx, "org/model", "main", "bfloat16", ["0"], None, request=_request(), profile=_profile("erin")
+    )
     assert seen["submitted_by"] == f"{HF_PREFIX}erin"
 
 
@@ -98,6 +104,8 @@ def test_when_the_store_is_down_the_submitter_sees_the_reason(
         raise StoreUnavailableError(reason)
 
     ctx.submit = down
-    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, _request())["result"]
+    message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, request=_request())[
+        "result"
+    ]
     assert message == submit.views.rejected_markdown(reason)
     assert "HTTP 503" in message

@@ -73,9 +73,15 @@ class _Progress:
             return
         self.last = now
         elapsed = now - self.start
-        eta = elapsed / finished * (sum(self.total.values()) - finished)
+        total = sum(self.total.values())
+        # The first answers carry their book's prefill: no extrapolation from fewer than 5%.
+        eta = (
+            f"{elapsed / finished * (total - finished):.0f} s"
+            if finished >= max(2, total // 20)
+            else "(estimating)"
+        )
         per_setting = ", ".join(f"{s} {self.done[s]}/{n}" for s, n in self.total.items())
-        log.info("long-context answers: %s; elapsed %.0f s, ETA %.0f s", per_setting, elapsed, eta)
+        log.info("long-context answers: %s; elapsed %.0f s, ETA %s", per_setting, elapsed, eta)
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,20 @@ setting; progress and an ETA per setting go to the log.  Only ``hf`` is supporte
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend.data import DataSource
+from backend.config import WorkerConfig
+from backend.data import DataSource, DataSourceError
 from backend.options import HarnessError, ModelRef, RunOptions
+from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
+from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
-from leaderboard.schema import RunInfo
-from leaderboard.tracks.long_context.definition import parse_settings
+from leaderboard.schema import RunInfo, details_dir, results_file_path
+from leaderboard.tracks.long_context.definition import TRACK, parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
 
 log = logging.getLogger(__name__)
@@ -44,6 +47,27 @@ class LongContextEvaluation:
             f"{task}.jsonl": "".join(r.model_dump_json() + "\n" for r in records).encode()
             for task, records in self.details.items()
         }
+
+
+#: What lm-eval keeps of each request in a logged sample that repeats the prompt (the whole
+#: book, per question): ``arguments`` holds (prompt, generation settings), ``resps`` the
+#: raw answers that ``filtered_resps`` repeats.  Nothing downstream reads them.
+PROMPT_FIELDS = ("arguments", "resps")
+
+
+def drop_prompts(samples: Mapping[str, Sequence[MutableMapping[str, Any]]]) -> None:
+    """Remove the prompt text from lm-eval's logged samples, in place.
+
+    A logged sample's ``arguments`` holds the prompt: the book, up to 250K tokens, once per
+    question (about 10 GB over the real data's ``full`` setting).  While the harness runs
+    those strings are the requests' own (no copy); this drops the last reference to them
+    as soon as it returns, before anything converts, keeps or writes the samples.  The
+    doc keeps the book's file path, never its text.
+    """
+    for task_samples in samples.values():
+        for sample in task_samples:
+            for name in PROMPT_FIELDS:
+                sample.pop(name, None)
 
 
 def _run_info(
@@ -70,6 +94,7 @@ def run_long_context(
     options: RunOptions,
     *,
     reuse_prefix: bool = True,
+    on_progress: Callable[[str], None] | None = None,
 ) -> LongContextEvaluation:
     """Prepare the data for ``settings`` (default all three), run the harness once, convert.
 
@@ -96,7 +121,9 @@ def run_long_context(
         task_manager_kwargs={"include_path": str(data.include_path), "include_defaults": False},
         model_class=MODEL_NAME,
         model_kwargs={"reuse_prefix": reuse_prefix, "progress_interval_s": options.progress_interval_s},
+        on_progress=on_progress,
     )
+    drop_prompts(output.samples)
     report = output.model_report
     windows = report.get("windows", [])
     settings_body = convert.settings_body(
@@ -121,3 +148,46 @@ def run_long_context(
         )
     details = convert.detail_records(data.tasks, output.samples, windows)
     return LongContextEvaluation(results=results, details=details, data=data)
+
+
+def check_data(config: WorkerConfig) -> None:
+    """Before claiming a long-context request: can the worker's data source be read and prepared?
+
+    Reads and checks every book and question (:func:`~.data.read_books`); raises
+    :class:`~backend.data.DataSourceError` naming the problem, before any model loads.
+    """
+    from backend.tracks.long_context.data import read_books
+
+    read_books(DataSource.parse(config.data))
+
+
+def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+    """The track runner (:data:`backend.tracks.TRACK_RUNNERS`): the request's settings on the worker's data.
+
+    ``request.context_settings`` absent means all three.  The results file goes to
+    :func:`~leaderboard.schema.results_file_path`, one details file per harness task under
+    :func:`~leaderboard.schema.details_dir` (question, references, answer, letter, scores and
+    tokens seen; never the book).
+    """
+    settings = [s.value for s in request.context_settings] if request.context_settings else None
+    try:
+        evaluation = run_long_context(
+            request,
+            settings,
+            config.data,
+            context.workdir,
+            config.harness,
+            on_progress=context.progress.beat,
+        )
+    except EvalitaError as exc:
+        stage = "preparing the data" if isinstance(exc, DataSourceError) else "running the harness"
+        raise StageError(stage, exc) from exc
+    except Exception as exc:  # lm-eval and torch raise their own types: the FAILED reason names them
+        raise StageError("running the harness", exc) from exc
+    results = evaluation.results
+    finished = results.run.finished_at or ""
+    folder = details_dir(results.model.id, finished, results.model.precision, 0, TRACK, request.variant)
+    run = results.run.model_copy(update={"worker_id": config.worker_id, "details_path": folder})
+    results = results.model_copy(update={"run": run})
+    details = {f"{folder}/{name}": data for name, data in evaluation.details_jsonl().items()}
+    return Evaluation(results, results_file_path(results, finished, request.variant), details)

@@ -31,7 +31,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from eval_queue.errors import EvalitaError
-from eval_queue.vocabulary import Track
+from eval_queue.vocabulary import ContextSetting, Track
 
 TRACK = Track.LONG_CONTEXT
 
@@ -136,31 +136,26 @@ SET_BY_ITEM_KIND: Mapping[str, QuestionSet] = MappingProxyType({s.item_kind: s.i
 # --------------------------------------------------------------------------- context settings
 
 
-class ContextSetting(StrEnum):
-    """How much of the book precedes the question (§4 "Context Truncation")."""
-
-    W10K = "10k"
-    W50K = "50k"
-    FULL = "full"
-
-    @classmethod
-    def parse(cls, value: str) -> ContextSetting:
-        try:
-            return cls(value.strip().lower())
-        except ValueError:
-            raise _unknown("context setting", value, [m.value for m in cls]) from None
+def parse_setting(value: str) -> ContextSetting:
+    """``" 10K "`` → :attr:`ContextSetting.K10`; an unknown name says the valid ones."""
+    try:
+        return ContextSetting(value.strip().lower())
+    except ValueError:
+        raise _unknown("context setting", value, [m.value for m in ContextSetting]) from None
 
 
 @dataclass(frozen=True)
 class ContextSettingSpec:
+    """Labels and word counts of a setting; the setting itself is the queue's vocabulary."""
+
     id: ContextSetting
     label: str  # as Table 5's row groups
     max_words: int | None  # the first N whitespace-separated words; None: the whole book
 
 
 CONTEXT_SETTINGS: tuple[ContextSettingSpec, ...] = (
-    ContextSettingSpec(ContextSetting.W10K, "10K-word context", 10_000),
-    ContextSettingSpec(ContextSetting.W50K, "50K-word context", 50_000),
+    ContextSettingSpec(ContextSetting.K10, "10K-word context", 10_000),
+    ContextSettingSpec(ContextSetting.K50, "50K-word context", 50_000),
     ContextSettingSpec(ContextSetting.FULL, "Full book context", None),
 )
 CONTEXT_SETTING_SPECS: Mapping[ContextSetting, ContextSettingSpec] = MappingProxyType(
@@ -173,7 +168,7 @@ def parse_settings(values: str | list[str] | tuple[str, ...] | None) -> tuple[Co
     if values is None:
         return tuple(s.id for s in CONTEXT_SETTINGS)
     items = values.split(",") if isinstance(values, str) else list(values)
-    chosen = {ContextSetting.parse(v) for v in items if v.strip()}
+    chosen = {parse_setting(v) for v in items if v.strip()}
     if not chosen:
         return tuple(s.id for s in CONTEXT_SETTINGS)
     return tuple(s.id for s in CONTEXT_SETTINGS if s.id in chosen)
@@ -381,12 +376,12 @@ def task_by_name(name: str) -> HarnessTask:
 
 def base_configs() -> tuple[str, ...]:
     """The names of the project-owned task configs (one per question set and answer kind)."""
-    return tuple(dict.fromkeys(t.base for t in harness_tasks((ContextSetting.W10K,))))
+    return tuple(dict.fromkeys(t.base for t in harness_tasks((ContextSetting.K10,))))
 
 
 # --------------------------------------------------------------------------- About
 
-ABOUT_MARKDOWN = """\
+_ABOUT_TEMPLATE = """\
 ### Long context: INDAQA2
 
 Narrative question answering over whole Italian books (INDAQA2, CALAMITA 2026): 461 novels
@@ -395,8 +390,7 @@ from passages (*Local*, *Local alternative* and *Entity* sets). The model reads 
 then `Domanda: …` (and, for multiple choice, the options `A.`–`D.`) and `Risposta:`,
 zero-shot, greedy decoding.
 
-**Context settings.** The first 10,000 words of the book, the first 50,000 words, or the whole
-book (words are split on whitespace, as in the paper). When the prompt does not fit the
+**Context settings.** {settings} (words are split on whitespace, as in the paper). When the prompt does not fit the
 model's context window, the end of the book is cut, never the question or the options; each
 run records how many items were cut and how many tokens of the book the model saw.
 
@@ -417,3 +411,23 @@ run records how many items were cut and how many tokens of the book the model sa
 Results on the bundled sample books (`data: sample`) or with a limit are not comparable with
 full runs on the official data. This track is not part of the Evalita-LLM CPS ranking.
 """
+
+
+def _settings_sentence() -> str:
+    """``the first 10,000 words of the book (`10k`), … or the whole book (`full`)``, from the specs."""
+    parts = [
+        f"the first {spec.max_words:,} words of the book (`{spec.id.value}`)"
+        if spec.max_words is not None
+        else f"the whole book (`{spec.id.value}`)"
+        for spec in CONTEXT_SETTINGS
+    ]
+    return (", ".join(parts[:-1]) + ", or " + parts[-1]).capitalize()
+
+
+#: The About page's section for the track (settings from :data:`CONTEXT_SETTINGS`).
+ABOUT_MARKDOWN = _ABOUT_TEMPLATE.format(settings=_settings_sentence())
+
+
+def about_markdown() -> str:
+    """The About page's section for this track (``leaderboard.ui.registry.ABOUT_SECTIONS``)."""
+    return ABOUT_MARKDOWN

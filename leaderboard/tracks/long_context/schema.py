@@ -16,13 +16,14 @@ MC, so its ``acc`` is ``None``), never 0.  The body is strict: unknown keys are 
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from eval_queue.errors import MalformedFileError
-from leaderboard.schema import ModelInfo, RunInfo
+from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
+from eval_queue.vocabulary import Track
+from leaderboard.schema import ResultsEnvelope, RunInfo
 from leaderboard.tracks.long_context.definition import (
     QUESTION_SET_SPECS,
     TRACK,
@@ -30,10 +31,6 @@ from leaderboard.tracks.long_context.definition import (
     ContextSetting,
     QuestionSet,
 )
-
-#: The envelope version that carries a ``track`` (docs/TRACKS.md).
-RESULTS_SCHEMA_V2 = "evalita-llm-results/2"
-
 
 #: A score on the 0–1 scale (the UI shows 0–100).
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -109,12 +106,18 @@ class LongContextRunInfo(RunInfo):
     window_tokens: int | None = None
 
 
-class LongContextResults(BaseModel):
+class LongContextResults(ResultsEnvelope):
+    """A long-context results file: the shared envelope and, per context setting, its scores.
+
+    Read through :meth:`ResultsEnvelope.from_json` (the store's safe reader, the
+    migrations, then this schema); the body is strict (unknown keys are errors).
+    """
+
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    schema_: Literal["evalita-llm-results/2"] = Field(default=RESULTS_SCHEMA_V2, alias="schema")
-    track: Literal["long-context"] = TRACK.value
-    model: ModelInfo
+    TRACK: ClassVar[Track] = TRACK
+
+    track: Track = TRACK
     run: LongContextRunInfo
     settings: dict[ContextSetting, SettingResult]
 
@@ -126,20 +129,6 @@ class LongContextResults(BaseModel):
                 f"{sorted(self.run.context_settings)}"
             )
         return self
-
-    def to_json(self) -> bytes:
-        payload = self.model_dump(mode="json", by_alias=True)
-        return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
-
-    @classmethod
-    def from_json(cls, data: bytes, path: str) -> LongContextResults:
-        """Parse a results file of this track; :class:`MalformedFileError` names ``path`` and the field."""
-        try:
-            return cls.model_validate_json(data, by_alias=True)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(file)"
-            raise MalformedFileError(path, f"field {where!r}: {first['msg']}") from exc
 
 
 class LongContextDetail(BaseModel):
@@ -162,3 +151,22 @@ class LongContextDetail(BaseModel):
     acc: float | None = None
     context_tokens: int | None = None
     seen_tokens: int | None = None
+
+
+def parse_details(data: bytes, path: str) -> list[LongContextDetail]:
+    """The lines of a details file, each through the store's safe reader (size, depth, numbers).
+
+    A bad line makes the whole file malformed (``MalformedFileError`` naming the file and the
+    line), as :func:`leaderboard.schema.parse_details` does for Evalita's.
+    """
+    records = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if line.strip():
+            where = f"{path} line {number}"
+            try:
+                records.append(
+                    validate(LongContextDetail, load_object(line, where, DETAILS_LINE_LIMITS), where)
+                )
+            except MalformedFileError as exc:
+                raise MalformedFileError(path, f"line {number}: {exc.reason}") from None
+    return records
