@@ -191,11 +191,12 @@ def do_submit(
     precision: str | None,
     fewshot: list[str] | None,
     model_type: str | None,
+    request: gr.Request | None = None,
+    profile: gr.OAuthProfile | None = None,
+    *,
     track: str | None = Track.EVALITA.value,
     context: list[str] | None = None,
     judge_target: str | None = None,
-    request: gr.Request | None = None,
-    profile: gr.OAuthProfile | None = None,
 ) -> dict[str, object]:
     """Run the submission; the refusal message is shown exactly as the validator wrote it, and a
     store that cannot be reached is named as such (nothing is written in either case).

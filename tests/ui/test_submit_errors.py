@@ -61,7 +61,9 @@ def test_the_form_sends_only_the_chosen_tracks_fields() -> None:
 def test_a_long_context_submission_with_no_setting_ticked_is_refused_before_the_store(monkeypatch) -> None:
     monkeypatch.setattr(submit, "render_queue", lambda ctx: {})
     ctx = _ctx(AssertionError("the store must not be reached"))
-    shown = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, "long-context", [], "")
+    shown = submit.do_submit(
+        ctx, "org/model", "main", "bfloat16", ["0"], None, track="long-context", context=[], judge_target=""
+    )
     assert shown["result"].startswith("❌") and "context setting" in shown["result"]
 
 
@@ -77,7 +79,7 @@ def test_an_unknown_track_reaches_the_submissions_own_check(monkeypatch) -> None
     monkeypatch.setattr(submit, "render_queue", lambda ctx: {})
     ctx = _ctx(AssertionError())
     ctx.submit = check
-    shown = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, "<b>x</b>", [], "")
+    shown = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, track="<b>x</b>")
     assert (
         shown["result"].startswith("❌")
         and "unknown track" in shown["result"]
