@@ -128,5 +128,6 @@ def test_the_judges_tab_renders_the_table_and_the_agreement_heatmap(page, served
     page.wait_for_function("window.location.search.includes('judge_criterion=fluency')")
     page.wait_for_function("document.querySelector('#judges-heatmap').innerText.includes('fluency')")
     page.wait_for_selector("#judges-heatmap .js-plotly-plot image")
+    page.wait_for_function("document.querySelectorAll('#judges-distributions g.point').length > 0")
     page.wait_for_timeout(1500)  # let plotly finish drawing before the screenshot
     _shot(page, "judge-02-judges-tab")
