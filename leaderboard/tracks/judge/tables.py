@@ -237,6 +237,8 @@ def judges_table(runs: Iterable[JudgeRun], *, include_noncomparable: bool = Fals
     frame = pd.DataFrame(rows, columns=list(JUDGES_COLUMNS))
     numeric = [c for c in JUDGES_COLUMNS if c not in JUDGE_KEY_COLUMNS and c not in RUN_COLUMNS]
     frame = _typed(frame, numeric)
+    for scope in SCOPES:  # counts are whole numbers (``25``, not ``25.0`` in a CSV)
+        frame[stat_column(scope, TableFigure.N)] = frame[stat_column(scope, TableFigure.N)].astype("Int64")
     main = stat_column(OVERALL, TableFigure.RHO)
     return frame.sort_values([main, "judge"], ascending=[False, True], na_position="last", ignore_index=True)
 
