@@ -27,7 +27,7 @@ from eval_queue.requests import EvalRequest, utc_now
 from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from eval_queue.submission import SubmissionForm, submit
+from eval_queue.submission import SubmissionForm, check_judge_target, submit
 from eval_queue.vocabulary import JudgeMode, Track
 from leaderboard.results import LoadedResults, ResultsCache, evalita_results
 from leaderboard.store import StoreResults, read_results_store
@@ -204,6 +204,8 @@ class AppContext:
             judge_mode=JudgeMode.GENERATIONS.value if judge_target else None,
             judge_target=judge_target,
         )
+        if judge_target:  # refused before anything is queued, as on the command line
+            check_judge_target(self.stores.results, judge_target)
         created = submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
         self._queue_cache = None  # the submitter sees the queue with the new request in it
         return created

@@ -248,13 +248,28 @@ def test_long_context_submission_without_a_setting_is_refused_and_writes_nothing
 
 
 def test_judge_submission_with_a_target_judges_that_runs_outputs(client: Client, served: Served) -> None:
-    target = "paper-dev/LLM-1/results_2025-01-01T00-00-00Z_bfloat16_0shot.json"
+    [target] = [
+        str(p.relative_to(served.data_dir / "results"))
+        for p in (served.data_dir / "results" / SAMPLE_MODEL).glob("results_*_0shot.json")
+    ]
     result, *_ = client.predict(
         CACHED_MODEL, "main", "bfloat16", [], "pretrained", "judge", [], f"  {target} ", api_name="/submit"
     )
     assert "Submitted" in result, result
     [request] = [r for r in _queued(served, CACHED_MODEL) if r.track.value == "judge"]
     assert (request.judge_mode.value, request.judge_target) == ("generations", target)
+
+
+def test_a_judge_of_a_run_that_is_not_in_the_store_is_refused_and_writes_nothing(
+    client: Client, served: Served
+) -> None:
+    before = _queued(served, CACHED_MODEL)
+    target = "nobody/none/results_2025-01-01T00-00-00Z_bfloat16_0shot.json"
+    result, *_ = client.predict(
+        CACHED_MODEL, "main", "bfloat16", [], "pretrained", "judge", [], target, api_name="/submit"
+    )
+    assert result.startswith("❌") and "no results file" in result
+    assert _queued(served, CACHED_MODEL) == before
 
 
 def test_an_unknown_track_is_refused_and_writes_nothing(client: Client, served: Served) -> None:
