@@ -18,6 +18,7 @@ import pandas as pd
 
 from eval_queue.vocabulary import RunRef, Track, short_revision
 from leaderboard import views
+from leaderboard.scoring import percent
 from leaderboard.state import PageState
 from leaderboard.suite import TASKS
 from leaderboard.tracks.judge.definition import CRITERIA
@@ -59,7 +60,7 @@ def task_panel_table(ctx: AppContext, task_id: str, num_fewshot: int) -> pd.Data
     for prompt in task.prompt_ids:
         column = f"{task.metric_label} {prompt}"
         shown[column] = [
-            _percent(scores.get((m, r, p, k), {}).get(task_id, {}).get(prompt))
+            percent(scores.get((m, r, p, k), {}).get(task_id, {}).get(prompt))
             for m, r, p, k in zip(
                 means["model"],
                 means["model_revision"],
@@ -92,10 +93,6 @@ def model_panel_table(ctx: AppContext, run: RunRef, num_fewshot: int) -> pd.Data
     for column, label in MEAN_LABELS.items():
         shown[label] = means[column].to_numpy()
     return shown.reset_index(drop=True)
-
-
-def _percent(score: float | None) -> float | None:
-    return None if score is None else round(100 * score, 2)
 
 
 class TaskJudgePanel(Panel):

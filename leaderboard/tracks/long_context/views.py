@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES
 from eval_queue.storage import Storage
+from leaderboard.scoring import percent
 from leaderboard.tracks.long_context.definition import (
     CONTEXT_SETTING_SPECS,
     METRIC_SPECS,
@@ -202,9 +203,6 @@ def answers_view(records: Sequence[LongContextDetail], limit: int = 500) -> pd.D
     """One row per question: question, references, answer, letter (MC), EM (OE), both METEORs (0–100),
     tokens of the book seen; plain text (the table renders it as text)."""
 
-    def pct(value: float | None) -> float | None:
-        return None if value is None else round(100 * value, 2)
-
     rows = [
         {
             "#": r.doc_id,
@@ -212,9 +210,9 @@ def answers_view(records: Sequence[LongContextDetail], limit: int = 500) -> pd.D
             "References": " | ".join(r.references),
             "Answer": r.answer,
             "Letter": _letter(r),
-            "EM": None if r.choices else pct(r.em),
-            "METEOR": pct(r.meteor),
-            "METEOR (it)": pct(r.meteor_it),
+            "EM": None if r.choices else percent(r.em),
+            "METEOR": percent(r.meteor),
+            "METEOR (it)": percent(r.meteor_it),
             "Book seen": f"{r.seen_tokens} / {r.context_tokens} tokens" if r.context_tokens else "",
         }
         for r in list(records)[:limit]
