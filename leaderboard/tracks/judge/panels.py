@@ -95,15 +95,21 @@ def model_panel_table(ctx: AppContext, run: RunRef, num_fewshot: int) -> pd.Data
     return shown.reset_index(drop=True)
 
 
+def _build_panel(panel_id: str, title: str) -> dict[str, Component]:
+    """A hidden box (shown when there are judge scores) with a title, a caption and a table;
+    elem ids ``<panel_id>-panel``, ``-caption``, ``-table``."""
+    with gr.Column(visible=False, elem_id=f"{panel_id}-panel") as box:
+        gr.Markdown(f"#### {title}")
+        caption = gr.Markdown(elem_id=f"{panel_id}-caption")
+        table = gr.Dataframe(interactive=False, elem_id=f"{panel_id}-table")
+    return {"box": box, "caption": caption, "table": table}
+
+
 class TaskJudgePanel(Panel):
     id = "judge-task"
 
     def build(self) -> Mapping[str, Component]:
-        with gr.Column(visible=False, elem_id="judge-task-panel") as box:
-            gr.Markdown("#### Rubric scores from LLM judges (1–5, Donati et al.)")
-            caption = gr.Markdown(elem_id="judge-task-caption")
-            table = gr.Dataframe(interactive=False, elem_id="judge-task-table")
-        return {"box": box, "caption": caption, "table": table}
+        return _build_panel(self.id, "Rubric scores from LLM judges (1–5, Donati et al.)")
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
         num_fewshot = state.shots.num_fewshot
@@ -120,11 +126,7 @@ class ModelJudgePanel(Panel):
     id = "judge-model"
 
     def build(self) -> Mapping[str, Component]:
-        with gr.Column(visible=False, elem_id="judge-model-panel") as box:
-            gr.Markdown("#### Rubric scores of this model's outputs (LLM judges, 1–5)")
-            caption = gr.Markdown(elem_id="judge-model-caption")
-            table = gr.Dataframe(interactive=False, elem_id="judge-model-table")
-        return {"box": box, "caption": caption, "table": table}
+        return _build_panel(self.id, "Rubric scores of this model's outputs (LLM judges, 1–5)")
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
         num_fewshot = state.shots.num_fewshot
