@@ -64,6 +64,17 @@ class Deployment:
     def status(self, request: EvalRequest) -> EvalRequest:
         return self.queue.get(request.request_id)
 
+    def submit_cli(self, model: str, revision: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        """``python -m eval_queue submit MODEL --revision REV [extra…]`` against this deployment."""
+        return subprocess.run(
+            [sys.executable, "-m", "eval_queue", "submit", model, "--revision", revision, *extra],
+            cwd=REPO_ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
     def worker(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "backend", *args],

@@ -12,7 +12,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, utc_now
 from leaderboard.schema import DetailRecord, ResultsFile
 from leaderboard.suite import SUITE, TaskKind
-from tests.backend.conftest import REPO_ROOT, Deployment, read_lines_until, status_is, wait_for
+from tests.backend.conftest import Deployment, read_lines_until, status_is, wait_for
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow
@@ -33,22 +32,7 @@ FAST = ("--limit", "2", "--max-gen-toks", "8", "--bootstrap-iters", "0", "--prog
 
 
 def _submit_with_cli(deployment: Deployment, tiny_model: TinyModel) -> EvalRequest:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "eval_queue",
-            "submit",
-            tiny_model.model_id,
-            "--revision",
-            tiny_model.revision,
-        ],
-        cwd=REPO_ROOT,
-        env=deployment.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = deployment.submit_cli(tiny_model.model_id, tiny_model.revision)
     assert done.returncode == 0, done.stderr
     [request] = deployment.queue.listing().requests
     assert request.revision == tiny_model.revision

@@ -34,23 +34,7 @@ FAST = ("--limit", "10", "--max-gen-toks", "4", "--bootstrap-iters", "0", "--pro
 
 
 def _submit(deployment: Deployment, tiny_model: TinyModel, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "eval_queue",
-            "submit",
-            tiny_model.model_id,
-            "--revision",
-            tiny_model.revision,
-            *extra,
-        ],
-        cwd=REPO_ROOT,
-        env=deployment.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return deployment.submit_cli(tiny_model.model_id, tiny_model.revision, *extra)
 
 
 def test_a_long_context_request_runs_to_results_and_details_without_the_book(
