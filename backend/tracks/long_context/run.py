@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from backend.config import WorkerConfig
-from backend.data import DataSource, DataSourceError
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
+from backend.tracks.evalita.data import DataSource, DataSourceError
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
-from leaderboard.schema import RunInfo, details_dir, results_file_path
+from leaderboard.core.schema import RunInfo, details_dir, results_file_path
 from leaderboard.tracks.long_context.definition import TRACK, parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
 
@@ -98,12 +98,12 @@ def run_long_context(
 ) -> LongContextEvaluation:
     """Prepare the data for ``settings`` (default all three), run the harness once, convert.
 
-    Raises :class:`backend.data.DataSourceError` for bad data (before the model loads),
+    Raises :class:`backend.tracks.evalita.data.DataSourceError` for bad data (before the model loads),
     :class:`HarnessError` when the harness cannot run, and
-    :class:`backend.convert.IncompleteRunError` when a task or score is missing.
+    :class:`backend.tracks.evalita.convert.IncompleteRunError` when a task or score is missing.
     """
     from backend import runner
-    from backend.convert import model_info
+    from backend.tracks.evalita.convert import model_info
     from backend.tracks.long_context import convert
     from backend.tracks.long_context.lm import MODEL_NAME
 
@@ -154,7 +154,7 @@ def check_data(config: WorkerConfig) -> None:
     """Before claiming a long-context request: can the worker's data source be read and prepared?
 
     Reads and checks every book and question (:func:`~.data.read_books`); raises
-    :class:`~backend.data.DataSourceError` naming the problem, before any model loads.
+    :class:`~backend.tracks.evalita.data.DataSourceError` naming the problem, before any model loads.
     """
     from backend.tracks.long_context.data import read_books
 
@@ -165,8 +165,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     """The track runner (:data:`backend.tracks.TRACK_RUNNERS`): the request's settings on the worker's data.
 
     ``request.context_settings`` absent means all three.  The results file goes to
-    :func:`~leaderboard.schema.results_file_path`, one details file per harness task under
-    :func:`~leaderboard.schema.details_dir` (question, references, answer, letter, scores and
+    :func:`~leaderboard.tracks.evalita.schema.results_file_path`, one details file per harness task under
+    :func:`~leaderboard.tracks.evalita.schema.details_dir` (question, references, answer, letter, scores and
     tokens seen; never the book).
     """
     settings = [s.value for s in request.context_settings] if request.context_settings else None
