@@ -13,8 +13,9 @@ import argparse
 import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from backend.config import DEFAULT_LEASE_S, DEFAULT_POLL_S, DEFAULT_STALL_S, ExitCode, WorkerConfig
 from backend.logs import configure_logging, harness_output_to
@@ -24,7 +25,8 @@ from eval_queue.queue import RequestQueue
 from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from eval_queue.vocabulary import EvalitaTask, Track
+from eval_queue.tracks import DEFAULT_TRACK, track_registry
+from leaderboard.core.datasource import DataSource, DataSourceError
 
 log = logging.getLogger(__name__)
 
@@ -52,18 +54,6 @@ def _batch_size(text: str) -> str | int:
     return value
 
 
-def parse_task_ids(text: str) -> tuple[str, ...]:
-    """``wic,sa`` → ``("wic", "sa")`` in paper order; an unknown id is refused listing the valid ones."""
-    asked = [part.strip().lower() for part in text.split(",") if part.strip()]
-    valid = [task.value for task in EvalitaTask]
-    unknown = [task for task in asked if task not in valid]
-    if not asked or unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown task id(s) {', '.join(unknown) or '(none given)'}: choose among {', '.join(valid)}"
-        )
-    return tuple(task for task in valid if task in asked)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m backend",
@@ -80,18 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"hub | sample | local:<dir> (default: ${DATA_ENV}, else sample)",
     )
-    parser.add_argument(
-        "--tasks",
-        type=parse_task_ids,
-        default=None,
-        help="evalita: run only these task ids, e.g. wic,sa (a labelled subset run; default: all ten)",
-    )
-    parser.add_argument(
-        "--judge-data",
-        default=None,
-        help="judge: the annotated set, sample | local:<dir> | hub:<org>/<name> "
-        "(default: follows --data; local:<dir> reads <dir>/judge/annotated.jsonl)",
-    )
+    # The options each track adds (its spec's worker_options), parsed by the track's own function.
+    for spec in track_registry():
+        for option in spec.worker_options:
+            parser.add_argument(
+                option.flag, dest=option.dest, type=_track_value(option.parse), default=None, help=option.help
+            )
     parser.add_argument(
         "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
     )
@@ -138,15 +122,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConfig:
-    from backend.tracks.evalita.data import DataSource
+def _track_value(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A track's parser as an argparse type: its error message becomes the usage error."""
 
+    def parsed(text: str) -> Any:
+        try:
+            return parse(text)
+        except (ValueError, EvalitaError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parsed.__name__ = getattr(parse, "__name__", "value")
+    return parsed
+
+
+def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConfig:
     data = args.data or settings.eval_data
     DataSource.parse(data)  # DataSourceError (exit 2) for a bad --data
-    if args.judge_data is not None:
-        from leaderboard.tracks.judge.data import JudgeDataSource
-
-        JudgeDataSource.parse(args.judge_data)  # JudgeDataError (exit 2) for a bad --judge-data
     if args.bootstrap_iters < 0:
         raise EvalitaError("--bootstrap-iters must be >= 0")
     if args.max_gen_toks is not None and args.max_gen_toks <= 0:
@@ -162,8 +153,12 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         lease_s=args.lease_s,
         poll_s=args.poll_s,
         stall_s=args.stall_s,
-        tasks=args.tasks,
-        judge_data=args.judge_data,
+        track_options={
+            option.dest: getattr(args, option.dest)
+            for spec in track_registry()
+            for option in spec.worker_options
+            if getattr(args, option.dest) is not None
+        },
         harness=RunOptions(
             backend=args.backend,
             device=args.device,
@@ -181,7 +176,6 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
 def main(argv: Sequence[str]) -> int:
     """``python -m backend [--once] …``; returns the exit code (configuration errors raise, see ``__main__``)."""
     from backend.tracks import check_track_data
-    from backend.tracks.evalita.data import DataSourceError
 
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose, args.log_file)
@@ -201,7 +195,7 @@ def main(argv: Sequence[str]) -> int:
     queue = RequestQueue(stores.requests, secrets=settings.secrets)
     # The data check is the track's: it asks the runner of the track it is about to claim.
     try:
-        check_track_data(next_track(queue) or Track.EVALITA, config)
+        check_track_data(next_track(queue) or DEFAULT_TRACK, config)
     except DataSourceError as exc:
         log.error("nothing claimed: %s", exc)
         return ExitCode.DATA_UNAVAILABLE

@@ -7,8 +7,10 @@ track runners (:mod:`backend.tracks`) read it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 from backend.options import RunOptions
 
@@ -67,12 +69,10 @@ class WorkerConfig:
     poll_s: float = DEFAULT_POLL_S
     #: Seconds without harness progress after which a run is stopped and handed back.
     stall_s: float = DEFAULT_STALL_S
-    #: Evalita: the only task ids this worker runs (its data may hold only those); None: all.
-    tasks: tuple[str, ...] | None = None
     harness: RunOptions = field(default_factory=RunOptions)
-    #: Judge track: the annotated set (``sample`` | ``local:<dir>`` | ``hub:<org>/<name>``);
-    #: None: follows ``data`` (:func:`backend.tracks.judge.worker.annotated_set_source`).
-    judge_data: str | None = None
+    #: The options tracks add to the worker (``TrackSpec.worker_options``), by dest, parsed;
+    #: an option not given is absent (each track's runner reads its own: ``--tasks``, ``--judge-data``).
+    track_options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def heartbeat_s(self) -> float:

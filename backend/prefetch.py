@@ -6,12 +6,11 @@ offline node that shares ``HF_HOME`` (``HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1``
 * every model's snapshot (weights, config, tokenizer, model card) at the revision asked
   for, into the hub cache (``HF_HUB_CACHE``), printed with the sha it resolved to — submit
   that sha so the worker loads exactly those files;
-* with ``--judge-set ORG/NAME``, a judge track's annotated set (read by
-  ``--judge-data hub:ORG/NAME`` through the same datasets cache);
-* every upstream dataset the suite reads (``leaderboard.tracks.evalita.definition``: ``evalitahf/*`` and
-  ``ARTeLab/fanpage``, each NER domain config) and the long-context track's INDAQA2
-  (``sapienzanlp/INDAQA_CALAMITA``), into the datasets cache, which ``--data hub`` then
-  reads offline.
+* every dataset a track reads with ``--data hub`` (each track's ``TrackSpec.hub_datasets``:
+  the Evalita tasks' ``evalitahf/*`` and ``ARTeLab/fanpage`` with each NER domain config, the
+  long-context track's INDAQA2 …), into the datasets cache, which the worker then reads offline;
+* the datasets named by a track's own prefetch options (``TrackSpec.prefetch_options``: the
+  judge track's ``--judge-set ORG/NAME``, read by ``--judge-data hub:ORG/NAME``).
 
 Gated models and datasets use ``HF_TOKEN`` from the environment (never printed).
 Exit codes: 0 all fetched; 1 something could not be fetched (listed); 2 bad usage.
@@ -25,8 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from leaderboard.tracks.evalita.definition import SUITE
-from leaderboard.tracks.long_context.definition import HUB_DATASET, HUB_DATASET_CONFIG
+from eval_queue.tracks import track_registry
 
 log = logging.getLogger(__name__)
 
@@ -42,20 +40,12 @@ MODEL_PATTERNS = (
 )
 
 
-def suite_datasets() -> list[tuple[str, str | None]]:
-    """``(dataset path, config name)`` pairs the harness tasks read, without duplicates."""
-    pairs: list[tuple[str, str | None]] = []
-    for task in SUITE:
-        for config in task.dataset.configs or (None,):
-            pair = (task.dataset.path, config)
-            if pair not in pairs:
-                pairs.append(pair)
-    return pairs
-
-
 def all_datasets() -> list[tuple[str, str | None]]:
-    """The suite's datasets, then every other track's (the long-context INDAQA2)."""
-    return [*suite_datasets(), (HUB_DATASET, HUB_DATASET_CONFIG)]
+    """Every track's hub datasets, in registry order, without duplicates."""
+    pairs: list[tuple[str, str | None]] = []
+    for spec in track_registry():
+        pairs.extend(pair for pair in spec.hub_datasets if pair not in pairs)
+    return pairs
 
 
 def _offline_hint() -> str:
@@ -92,13 +82,11 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m backend prefetch", description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="*", metavar="MODEL[@REVISION]")
     parser.add_argument("--no-datasets", action="store_true", help="only the models")
-    parser.add_argument(
-        "--judge-set",
-        action="append",
-        default=[],
-        metavar="ORG/NAME",
-        help="also an annotated set for the judge track (the worker's --judge-data hub:ORG/NAME)",
-    )
+    extra_options = [option for spec in track_registry() for option in spec.prefetch_options]
+    for option in extra_options:
+        parser.add_argument(
+            option.flag, action="append", default=[], metavar=option.metavar, help=option.help
+        )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr)
@@ -110,9 +98,9 @@ def main(argv: Sequence[str]) -> int:
             prefetch_model(spec)
         except Exception as exc:  # report every item, then exit 1
             failures.append(f"model {spec}: {type(exc).__name__}: {exc}")
-    judge_sets: list[tuple[str, str | None]] = [(repo, None) for repo in args.judge_set]
+    named = [(option.parse(value), None) for option in extra_options for value in getattr(args, option.dest)]
     if not args.no_datasets:
-        for path, name in [*all_datasets(), *judge_sets]:
+        for path, name in [*all_datasets(), *named]:
             try:
                 prefetch_dataset(path, name)
             except Exception as exc:

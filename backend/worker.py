@@ -47,7 +47,6 @@ from eval_queue.names import check_runnable
 from eval_queue.queue import RequestQueue, fair_order
 from eval_queue.requests import EvalRequest
 from eval_queue.storage import Stores
-from eval_queue.vocabulary import Track
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +224,7 @@ class StallWatchdog(_BackgroundLoop):
 # --------------------------------------------------------------------------- one job
 
 
-def next_track(queue: RequestQueue) -> Track | None:
+def next_track(queue: RequestQueue) -> str | None:
     """The track of the request :meth:`RequestQueue.claim_next` would claim now (None: none, or unreadable).
 
     For the pre-claim data check only: another worker may claim it first, and the runner

@@ -61,8 +61,8 @@ def generated_requests(words: int, questions: int, max_gen_toks: int) -> list[An
 
 
 def data_requests(spec: str, books: int, questions: int, max_gen_toks: int) -> list[Any]:
-    from backend.tracks.evalita.data import DataSource
     from backend.tracks.long_context.data import read_books
+    from leaderboard.core.datasource import DataSource
     from leaderboard.tracks.long_context.definition import render_prompt
 
     requests = []

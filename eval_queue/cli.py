@@ -42,9 +42,9 @@ from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.storage.paths import check_path
-from eval_queue.submission import SubmissionForm, check_judge_target, submit
+from eval_queue.submission import SubmissionForm, submit
 from eval_queue.text import printable, shorten
-from eval_queue.vocabulary import ContextSetting, JudgeMode, Track
+from eval_queue.tracks import DEFAULT_TRACK, track_registry
 
 logger = logging.getLogger(__name__)
 
@@ -81,27 +81,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--model-type", default=None, help=_choices(ModelType) + " (default: from the model card)"
     )
     add.add_argument("--submitted-by", default="anonymous", help="your Hub user name")
-    add.add_argument("--track", default=Track.EVALITA.value, help=_choices(Track) + " (default: evalita)")
-    add.add_argument(
-        "--tasks",
-        type=_comma_list,
-        default=None,
-        metavar="ID,ID",
-        help="evalita: only these task ids, e.g. wic,sa (a subset run: labelled, never ranked with full runs)",
-    )
-    add.add_argument(
-        "--context",
-        type=_comma_list,
-        default=None,
-        metavar="S,S",
-        help=f"long-context: only these settings ({_choices(ContextSetting)}; default: all)",
-    )
-    add.add_argument(
-        "--judge-target",
-        default=None,
-        metavar="RESULTS_PATH",
-        help="judge: score the generations of this results file (default: the annotated set)",
-    )
+    names = track_registry().names
+    add.add_argument("--track", default=DEFAULT_TRACK, help=f"{', '.join(names)} (default: {DEFAULT_TRACK})")
+    # Each track's request options, as its spec declares them (a subset as a comma list).
+    for spec in track_registry():
+        for option in spec.option_fields:
+            if option.flag is not None:
+                add.add_argument(
+                    option.flag,
+                    dest=f"option_{option.name}",
+                    type=_comma_list if option.multiple else str,
+                    default=None,
+                    metavar=",".join(value for _, value in option.choices[:2]) or None,
+                    help=option.help,
+                )
 
     show = commands.add_parser("list", help="show every request and any unreadable file")
     show.add_argument("--status", default=None, help=_choices(QueueState))
@@ -148,8 +141,11 @@ def _run(
 ) -> int:
     match args.command:
         case "submit":
-            if args.judge_target:
-                check_judge_target(open_stores(settings).results, args.judge_target)
+            options = {
+                name.removeprefix("option_"): value
+                for name, value in vars(args).items()
+                if name.startswith("option_") and value is not None
+            }
             form = SubmissionForm(
                 model=args.model,
                 revision=args.revision,
@@ -158,13 +154,11 @@ def _run(
                 model_type=args.model_type,
                 submitted_by=args.submitted_by,
                 track=args.track,
-                tasks=args.tasks,
-                context_settings=args.context,
-                judge_mode=JudgeMode.GENERATIONS.value if args.judge_target else None,
-                judge_target=args.judge_target,
+                options=options,
             )
+            results = open_stores(settings).results
             for request in submit(
-                queue, form, resolver=resolver or resolver_for(settings), settings=settings
+                queue, form, resolver=resolver or resolver_for(settings), settings=settings, results=results
             ):
                 out.write(f"queued {request.request_id} (revision {request.revision})\n")
         case "list":

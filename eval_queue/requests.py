@@ -4,40 +4,33 @@ This module is the single place that knows the request schema, the allowed value
 and the file-name format (:func:`request_path` builds it, :func:`parse_request_path`
 reads it back).  Every request file passes through :class:`EvalRequest`.
 
-Tracks (``docs/TRACKS.md``): a request names its ``track`` (absent = ``evalita``, so
-files written before tracks existed stay valid) and may carry that track's optional
-fields — ``tasks`` (evalita: a subset of task ids), ``context_settings`` (long-context),
-``judge_mode`` and ``judge_target`` (judge).  A field of another track is refused.
-What those fields select is the request's *variant*, which is part of its file name so
-that a subset run never takes the place of the full one:
+Tracks (``docs/TRACKS.md``): a request names its ``track`` (absent = the default track,
+:data:`eval_queue.tracks.DEFAULT_TRACK`, so files written before tracks existed stay valid)
+and may carry the options that track owns (its :class:`~eval_queue.tracks.TrackOptions`:
+e.g. a subset of its tasks), at the top level of the file.  An option of another track is
+refused.  What the options select is the request's *variant*, which is part of its file
+name so that a partial run never takes the place of the full one:
 
-* evalita: ``<org>/<model>_eval_request_<rev12>_<precision>_<k>shot[-<variant>].json``
-* others:  ``<org>/<model>_eval_request_<rev12>_<precision>_<track>[-<variant>].json``
+* the default track: ``<org>/<model>_eval_request_<rev12>_<precision>_<k>shot[-<variant>].json``
+* the others:        ``<org>/<model>_eval_request_<rev12>_<precision>_<track>[-<variant>].json``
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import REQUEST_LIMITS, load_object, validate
-from eval_queue.vocabulary import (
-    FEWSHOT_SETTINGS,
-    ContextSetting,
-    EvalitaTask,
-    JudgeMode,
-    Track,
-    short_revision,
-)
+from eval_queue.tracks import DEFAULT_TRACK, TrackOptions, track_registry
+from eval_queue.vocabulary import FEWSHOT_SETTINGS, short_revision
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -77,10 +70,8 @@ __all__ = [
     "Precision",
     "RequestPathParts",
     "Status",
-    "Track",
     "parse_request_path",
     "request_path",
-    "request_variant",
     "run_label",
 ]
 
@@ -134,17 +125,10 @@ class EvalRequest(BaseModel):
     results_path: str | None = None
     # Free-form trail of status changes: [{"time":…, "status":…, "by":…, "note":…}]
     history: list[dict[str, Any]] = Field(default_factory=list)
-    # The benchmark this request runs (docs/TRACKS.md); absent in older files = evalita.
-    track: Track = Track.EVALITA
-    # evalita: the task ids to run (None: all ten).  A subset run is labelled and never
-    # ranked beside full runs.  Stored in paper order, without repeats.
-    tasks: list[EvalitaTask] | None = None
-    # long-context: the context settings to run (None: all three), in definition order.
-    context_settings: list[ContextSetting] | None = None
-    # judge: what the judge scores (None: the annotated set, ``meta``) and, for
-    # ``generations``, the results file whose generations it scores.
-    judge_mode: JudgeMode | None = None
-    judge_target: str | None = None
+    # The benchmark this request runs (docs/TRACKS.md); absent in older files = the default track.
+    # The options the track owns are kept at the top level, as extra keys (``options``).
+    track: str = DEFAULT_TRACK
+    _options: TrackOptions | None = PrivateAttr(default=None)
 
     @field_validator("submitted_time", "lease_expires")
     @classmethod
@@ -163,43 +147,43 @@ class EvalRequest(BaseModel):
             raise ValueError(f"num_fewshot must be one of {list(FEWSHOT_SETTINGS)}, got {value}")
         return value
 
-    @field_validator("tasks")
+    @field_validator("track")
     @classmethod
-    def _tasks_subset(cls, value: list[EvalitaTask] | None) -> list[EvalitaTask] | None:
-        return _canonical_subset(value, EvalitaTask, "tasks")
-
-    @field_validator("context_settings")
-    @classmethod
-    def _settings_subset(cls, value: list[ContextSetting] | None) -> list[ContextSetting] | None:
-        return _canonical_subset(value, ContextSetting, "context_settings")
+    def _registered_track(cls, value: str) -> str:
+        track_registry().spec(value)  # UnknownTrackError (a ValueError) names the closest track
+        return value
 
     @model_validator(mode="after")
-    def _fields_of_its_track(self) -> EvalRequest:
-        """Each track-specific field only on its track; tracks without few-shot store 0."""
-        owners = {
-            "tasks": Track.EVALITA,
-            "context_settings": Track.LONG_CONTEXT,
-            "judge_mode": Track.JUDGE,
-            "judge_target": Track.JUDGE,
-        }
-        for name, owner in owners.items():
-            if getattr(self, name) is not None and self.track is not owner:
-                raise ValueError(f"{name} belongs to the {owner.value} track, not to {self.track.value}")
-        if self.track is not Track.EVALITA and self.num_fewshot != 0:
-            raise ValueError(f"the {self.track.value} track has no few-shot setting: num_fewshot must be 0")
-        wants_target = self.judge_mode is JudgeMode.GENERATIONS
-        if wants_target and not (self.judge_target or "").strip():
-            raise ValueError("judge_mode 'generations' needs judge_target (the results path to judge)")
-        if self.judge_target is not None and not wants_target:
-            raise ValueError("judge_target is only used with judge_mode 'generations'")
+    def _options_of_its_track(self) -> EvalRequest:
+        """The track's options validated (and stored canonically); another track's refused."""
+        registry = track_registry()
+        spec = registry.spec(self.track)
+        extra = self.__pydantic_extra__ if self.__pydantic_extra__ is not None else {}
+        owned = spec.options.model_fields
+        for name in list(extra):
+            owner = None if name in owned else registry.owner_of_option(name)
+            if owner is not None and extra[name] is not None:
+                raise ValueError(f"{name} belongs to the {owner} track, not to {self.track}")
+            if owner is not None:  # files written before options moved to the tracks carry nulls
+                del extra[name]
+        options = spec.options.parse({name: extra.pop(name) for name in list(extra) if name in owned})
+        extra.update(options.model_dump(mode="json", exclude_none=True))
+        self._options = options
+        if not spec.fewshot and self.num_fewshot != 0:
+            raise ValueError(f"the {self.track} track has no few-shot setting: num_fewshot must be 0")
         return self
+
+    @property
+    def options(self) -> TrackOptions:
+        """The options of its track (the track's :class:`~eval_queue.tracks.TrackOptions` subclass)."""
+        if self._options is None:  # built with model_construct: validate now
+            self._options = track_registry().spec(self.track).options.parse(self.__pydantic_extra__ or {})
+        return self._options
 
     @property
     def variant(self) -> str | None:
         """What the track-specific fields select, as written in the file name (None: the whole track)."""
-        return request_variant(
-            self.track, self.tasks, self.context_settings, self.judge_mode, self.judge_target
-        )
+        return self.options.variant()
 
     @property
     def request_id(self) -> str:
@@ -240,12 +224,19 @@ class EvalRequest(BaseModel):
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 _VARIANT_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
-_OTHER_TRACKS = "|".join(re.escape(t.value) for t in Track if t is not Track.EVALITA)
-_PATH_RE = re.compile(
-    r"^(?P<org>[^/]+)/(?P<name>[^/]+)_eval_request_(?P<revision>[^/]+)"
-    rf"_(?P<precision>{'|'.join(p.value for p in Precision)})"
-    rf"_(?:(?P<fewshot>\d+)shot|(?P<track>{_OTHER_TRACKS}))(?:-(?P<variant>[a-z0-9][a-z0-9.-]*))?\.json$"
-)
+
+
+@functools.cache
+def _path_re(tracks: tuple[str, ...]) -> re.Pattern[str]:
+    """The request file-name pattern for these registered tracks (built once per set of tracks)."""
+    others = "|".join(re.escape(t) for t in sorted(tracks, key=len, reverse=True) if t != DEFAULT_TRACK)
+    return re.compile(
+        r"^(?P<org>[^/]+)/(?P<name>[^/]+)_eval_request_(?P<revision>[^/]+)"
+        rf"_(?P<precision>{'|'.join(p.value for p in Precision)})"
+        rf"_(?:(?P<fewshot>\d+)shot|(?P<track>{others or '(?!)'}))(?:-(?P<variant>[a-z0-9][a-z0-9.-]*))?\.json$"
+    )
+
+
 _PATH_FORMS = (
     "<org>/<model>_eval_request_<rev>_<precision>_<k>shot[-<variant>].json or "
     "<org>/<model>_eval_request_<rev>_<precision>_<track>[-<variant>].json"
@@ -256,54 +247,12 @@ def _safe(part: str) -> str:
     return _SAFE.sub("-", part)
 
 
-_Member = TypeVar("_Member", EvalitaTask, ContextSetting)
-
-
-def _canonical_subset(
-    values: Sequence[_Member] | None, members: type[_Member], field: str
-) -> list[_Member] | None:
-    """A subset in the enum's order without repeats; the whole set means "all" (None)."""
-    if values is None:
-        return None
-    chosen = set(values)
-    if not chosen:
-        raise ValueError(f"{field} is empty: leave it out to run all of them")
-    if chosen == set(members):
-        return None
-    return [member for member in members if member in chosen]
-
-
-def request_variant(
-    track: Track,
-    tasks: Sequence[EvalitaTask] | None = None,
-    context_settings: Sequence[ContextSetting] | None = None,
-    judge_mode: JudgeMode | None = None,
-    judge_target: str | None = None,
-) -> str | None:
-    """The file-name variant of a request: ``wic-sa`` (an Evalita subset), ``10k-50k``, ``gen-<hash>``.
-
-    The judged results path is hashed (12 hex digits of its SHA-1) so that the file name
-    stays short and safe whatever the path; the path itself is in the file.
-    """
-    match track:
-        case Track.EVALITA:
-            return "-".join(task.value for task in tasks) if tasks else None
-        case Track.LONG_CONTEXT:
-            return "-".join(s.value for s in context_settings) if context_settings else None
-        case Track.JUDGE:
-            if judge_mode is JudgeMode.GENERATIONS and judge_target:
-                return "gen-" + hashlib.sha1(judge_target.encode()).hexdigest()[:12]
-            return None
-        case _:
-            raise AssertionError(f"unhandled track {track!r}")
-
-
 def request_path(
     model: str,
     revision: str,
     precision: Precision | str,
     num_fewshot: int,
-    track: Track | str = Track.EVALITA,
+    track: str = DEFAULT_TRACK,
     variant: str | None = None,
 ) -> str:
     """``<org>/<model>_eval_request_<revision>_<precision>_<k>shot|<track>[-<variant>].json``.
@@ -321,14 +270,13 @@ def request_path(
     )
 
 
-def run_label(track: Track | str, num_fewshot: int, variant: str | None = None) -> str:
+def run_label(track: str, num_fewshot: int, variant: str | None = None) -> str:
     """What a request's, a results file's and a details folder's names say about the run.
 
-    ``<k>shot`` for Evalita (the form files had before tracks), the track's name for
-    the others (no few-shot setting), then ``-<variant>`` for part of a track.
+    ``<k>shot`` for the default track (the form files had before tracks), the track's name
+    for the others, then ``-<variant>`` for part of a track.
     """
-    track = Track(track)
-    label = f"{num_fewshot}shot" if track is Track.EVALITA else track.value
+    label = f"{num_fewshot}shot" if str(track) == DEFAULT_TRACK else str(track)
     if variant is None:
         return label
     if not _VARIANT_RE.match(variant):
@@ -344,7 +292,7 @@ class RequestPathParts:
     name: str
     revision: str  # shortened, as in the name
     precision: Precision
-    track: Track
+    track: str
     num_fewshot: int  # 0 for the tracks without a few-shot setting
     variant: str | None
 
@@ -354,7 +302,7 @@ def parse_request_path(path: str) -> RequestPathParts:
 
     Raises :class:`MalformedFileError` for a file that is not named like a request.
     """
-    match = _PATH_RE.match(path)
+    match = _path_re(tuple(track_registry().names)).match(path)
     if not match:
         raise MalformedFileError(path, f"not named like a request file ({_PATH_FORMS})")
     fewshot = match["fewshot"]
@@ -363,7 +311,7 @@ def parse_request_path(path: str) -> RequestPathParts:
         name=match["name"],
         revision=match["revision"],
         precision=Precision(match["precision"]),
-        track=Track(match["track"]) if match["track"] else Track.EVALITA,
+        track=match["track"] or DEFAULT_TRACK,
         num_fewshot=int(fewshot) if fewshot is not None else 0,
         variant=match["variant"],
     )

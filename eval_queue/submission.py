@@ -16,16 +16,17 @@ listed once per submission.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from pydantic import ValidationError
 
 from eval_queue.errors import (
     AlreadyExistsError,
+    ConfigurationError,
     MalformedFileError,
-    NotFoundError,
     StorageError,
     StoreUnavailableError,
     SubmissionRejected,
@@ -33,12 +34,10 @@ from eval_queue.errors import (
 from eval_queue.names import MODEL_ID_RE, REVISION_RE, SUBMITTER_RE, is_model_id, is_revision
 from eval_queue.queue import REPLACEABLE_STATUSES, QueueListing, RequestQueue
 from eval_queue.requests import (
-    FEWSHOT_SETTINGS,
     EvalRequest,
     ModelType,
     Precision,
     Status,
-    Track,
     isoformat,
     utc_now,
 )
@@ -50,10 +49,17 @@ from eval_queue.resolver import (
     ResolvedModel,
     resolver_for,
 )
-from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Storage
 from eval_queue.text import shorten
+from eval_queue.tracks import (
+    DEFAULT_TRACK,
+    TrackOptions,
+    TrackSpec,
+    UnknownTrackError,
+    track_registry,
+    track_spec,
+)
 from eval_queue.vocabulary import short_revision
 
 logger = logging.getLogger(__name__)
@@ -83,12 +89,10 @@ class SubmissionForm:
     num_fewshot: Sequence[int] = (0,)
     model_type: str | None = None  # None: guessed from the model card, else "unknown"
     submitted_by: str = "anonymous"
-    # The track and its optional fields (docs/TRACKS.md), validated by EvalRequest.
-    track: str = Track.EVALITA.value
-    tasks: Sequence[str] | None = None
-    context_settings: Sequence[str] | None = None
-    judge_mode: str | None = None
-    judge_target: str | None = None
+    # The track (docs/TRACKS.md) and the options it owns, by request field (raw values: the
+    # track's TrackOptions validate them); absent or None: the whole track.
+    track: str = DEFAULT_TRACK
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def submit(
@@ -97,29 +101,36 @@ def submit(
     *,
     resolver: ModelResolver,
     settings: Settings,
+    results: Storage | None = None,
     now: datetime | None = None,
 ) -> list[EvalRequest]:
     """Queue one request per chosen few-shot setting, or refuse with ``SubmissionRejected``.
 
     A FAILED or CANCELLED request for the same evaluation is replaced (a resubmission);
-    a PENDING, RUNNING or FINISHED one makes this a duplicate.
+    a PENDING, RUNNING or FINISHED one makes this a duplicate.  The track's own check
+    (``TrackSpec.check_submission``, e.g. that a judge's target run can be judged) reads
+    ``results``, the results store, before anything is written.
     """
     now = now or utc_now()
     model = _check_model_id(form.model)
     revision = _check_revision(form.revision)
     precision = _check_precision(form.precision)
-    track = _check_track(form.track)
-    settings_asked = _check_fewshot(form.num_fewshot) if track is Track.EVALITA else _no_fewshot(form, track)
+    spec = _check_track(form.track)
+    options = _check_options(spec, form.options)
+    settings_asked = _check_fewshot(form.num_fewshot, spec)
     model_type = _check_model_type(form.model_type)
     submitter = _check_submitter(form.submitted_by)
 
+    _track_check(spec, options, results)
     resolved = resolver.resolve(model, revision)
     if resolved.remote_code and not settings.allow_remote_code:
         raise SubmissionRejected(
             f"{model} needs trust_remote_code ({shorten(resolved.remote_code)}); the leaderboard only "
             "runs models that transformers supports natively. Ask a maintainer if it should be allowed."
         )
-    requests = [_build(resolved, precision, k, model_type, submitter, now, form) for k in settings_asked]
+    requests = [
+        _build(resolved, precision, k, model_type, submitter, now, spec.name, options) for k in settings_asked
+    ]
     try:
         listing = queue.listing()  # the one read of the queue
         replaced = _check_duplicates(listing, requests)
@@ -159,29 +170,53 @@ def _check_precision(precision: str) -> Precision:
         raise SubmissionRejected(f"unknown precision {shorten(precision)}: choose one of {valid}.") from None
 
 
-def _check_fewshot(settings: Sequence[int]) -> tuple[int, ...]:
+def _check_fewshot(settings: Sequence[int], spec: TrackSpec) -> tuple[int, ...]:
     chosen = tuple(dict.fromkeys(settings))  # drop repeats, keep order
-    valid = " or ".join(str(k) for k in FEWSHOT_SETTINGS)
+    if not spec.fewshot:
+        if chosen not in ((), (0,)):
+            raise SubmissionRejected(f"the {spec.name} track has no few-shot setting: leave --fewshot out.")
+        return (0,)
+    valid = " or ".join(str(k) for k in spec.fewshot)
     if not chosen:
         raise SubmissionRejected(f"choose at least one few-shot setting: {valid}.")
     for k in chosen:
-        if k not in FEWSHOT_SETTINGS:
+        if k not in spec.fewshot:
             raise SubmissionRejected(f"few-shot setting {shorten(k)} is not offered: choose {valid}.")
     return chosen
 
 
-def _check_track(track: str) -> Track:
+def _check_track(track: str) -> TrackSpec:
     try:
-        return Track((track or Track.EVALITA.value).strip().lower())
-    except ValueError:
-        valid = ", ".join(t.value for t in Track)
-        raise SubmissionRejected(f"unknown track {track!r}: choose one of {valid}.") from None
+        return track_spec((track or DEFAULT_TRACK).strip().lower())
+    except UnknownTrackError:
+        valid = ", ".join(track_registry().names)
+        raise SubmissionRejected(f"unknown track {shorten(track)}: choose one of {valid}.") from None
 
 
-def _no_fewshot(form: SubmissionForm, track: Track) -> tuple[int, ...]:
-    if tuple(dict.fromkeys(form.num_fewshot)) not in ((), (0,)):
-        raise SubmissionRejected(f"the {track.value} track has no few-shot setting: leave --fewshot out.")
-    return (0,)
+def _check_options(spec: TrackSpec, raw: Mapping[str, Any]) -> TrackOptions:
+    """The track's options from raw values; another track's option, or a bad value, is refused."""
+    given = {name: value for name, value in raw.items() if value is not None}
+    registry = track_registry()
+    for name in given:
+        if name not in spec.options.model_fields:
+            owner = registry.owner_of_option(name)
+            where = f"belongs to the {owner} track" if owner else "is not an option of any track"
+            raise SubmissionRejected(f"{name} {where}, not to {spec.name}.")
+    try:
+        return spec.options.parse(given)
+    except ValueError as exc:
+        raise SubmissionRejected(str(exc)) from None
+
+
+def _track_check(spec: TrackSpec, options: TrackOptions, results: Storage | None) -> None:
+    check = spec.load("check_submission")
+    if check is None:
+        return
+    if results is None:
+        raise ConfigurationError(
+            f"submitting to the {spec.name} track needs the results store (its check reads it)"
+        )
+    check(options, results)
 
 
 def _check_model_type(model_type: str | None) -> ModelType | None:
@@ -216,46 +251,31 @@ def _build(
     model_type: ModelType | None,
     submitter: str,
     now: datetime,
-    form: SubmissionForm,
+    track: str,
+    options: TrackOptions,
 ) -> EvalRequest:
-    chosen_type = model_type or resolved.model_type or ModelType.UNKNOWN
     try:
-        return _request(resolved, precision, num_fewshot, chosen_type, submitter, now, form)
-    except ValidationError as exc:  # a track field that does not fit: say which and why
+        return EvalRequest(
+            model=resolved.model_id,
+            revision=resolved.sha,
+            precision=precision,
+            num_fewshot=num_fewshot,
+            model_type=model_type or resolved.model_type or ModelType.UNKNOWN,
+            params_b=resolved.params_b,
+            license=resolved.license,
+            architecture=resolved.architecture,
+            submitted_by=submitter,
+            submitted_time=isoformat(now),
+            track=track,
+            **options.model_dump(mode="json", exclude_none=True),
+            history=[
+                {"time": isoformat(now), "status": Status.PENDING.value, "by": submitter, "note": "submitted"}
+            ],
+        )
+    except ValidationError as exc:  # a field that does not fit: say which and why
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "request"
         raise SubmissionRejected(f"{where}: {first['msg']}".replace("Value error, ", "")) from None
-
-
-def _request(
-    resolved: ResolvedModel,
-    precision: Precision,
-    num_fewshot: int,
-    model_type: ModelType,
-    submitter: str,
-    now: datetime,
-    form: SubmissionForm,
-) -> EvalRequest:
-    return EvalRequest(
-        model=resolved.model_id,
-        revision=resolved.sha,
-        precision=precision,
-        num_fewshot=num_fewshot,
-        model_type=model_type,
-        params_b=resolved.params_b,
-        license=resolved.license,
-        architecture=resolved.architecture,
-        submitted_by=submitter,
-        submitted_time=isoformat(now),
-        track=form.track.strip().lower(),
-        tasks=list(form.tasks) if form.tasks is not None else None,
-        context_settings=list(form.context_settings) if form.context_settings is not None else None,
-        judge_mode=form.judge_mode,
-        judge_target=form.judge_target,
-        history=[
-            {"time": isoformat(now), "status": Status.PENDING.value, "by": submitter, "note": "submitted"}
-        ],
-    )
 
 
 def _check_duplicates(listing: QueueListing, requests: list[EvalRequest]) -> dict[str, EvalRequest]:
@@ -282,10 +302,18 @@ def _check_duplicates(listing: QueueListing, requests: list[EvalRequest]) -> dic
             what = "already evaluated" if existing.status is Status.FINISHED else "already in the queue"
             raise SubmissionRejected(
                 f"duplicate: {request.model} at {short_revision(request.revision)} in {request.precision.value}, "
-                f"{request.num_fewshot}-shot is {what} ({existing.status.value}, request {existing.request_id})."
+                f"{_run_words(request)} is {what} ({existing.status.value}, request {existing.request_id})."
             )
         replaced[request.request_id] = existing
     return replaced
+
+
+def _run_words(request: EvalRequest) -> str:
+    """How a duplicate message names the run: ``0-shot``, or the track and its options."""
+    spec = track_spec(request.track)
+    words = f"{request.num_fewshot}-shot" if spec.fewshot else f"on the {spec.label} track"
+    described = request.options.describe()
+    return f"{words} ({described})" if described else words
 
 
 def _reserve(
@@ -356,36 +384,3 @@ def _roll_back(queue: RequestQueue, written: list[EvalRequest], replaced: dict[s
                 kept.add(done.request_id)
                 logger.error("could not roll back %s: %s", done.request_id, exc)
     return kept
-
-
-#: The generative task whose outputs a judge scores (``backend.tracks.judge``'s default).
-JUDGED_TASK = "sum"
-
-
-def check_judge_target(results: Storage, target: str) -> None:
-    """Refuse a judge of generations whose target cannot be judged, before it is queued.
-
-    ``target`` must be an Evalita results file in ``results`` whose run published per-sample
-    details with the judged task.  Read through the safe reader, envelope only (the queue
-    does not know the results schema).  Raises :class:`SubmissionRejected` saying how to fix it.
-    """
-    try:
-        raw = load_object(results.read(target, max_bytes=RESULTS_LIMITS.max_bytes), target, RESULTS_LIMITS)
-    except NotFoundError:
-        raise SubmissionRejected(
-            f"There is no results file {shorten(target, 200)!r} in the results store: give the results path "
-            "of a finished Evalita run (python -m eval_queue list shows each FINISHED request's)."
-        ) from None
-    except MalformedFileError as exc:
-        raise SubmissionRejected(f"The results file to judge is unreadable: {exc.reason}") from None
-    run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
-    tasks = raw.get("tasks") if isinstance(raw.get("tasks"), dict) else {}
-    if raw.get("track", Track.EVALITA.value) != Track.EVALITA.value or JUDGED_TASK not in tasks:
-        raise SubmissionRejected(
-            f"{shorten(target, 200)!r} is not an Evalita run with {JUDGED_TASK.upper()} outputs: "
-            "a judge scores the summaries of an Evalita run that includes the SUM task."
-        )
-    if not run.get("details_path"):
-        raise SubmissionRejected(
-            f"The run {shorten(target, 200)!r} published no per-sample details, so there is nothing to judge."
-        )

@@ -14,7 +14,9 @@ This module imports nothing of the project, so even :mod:`eval_queue.errors` can
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 
 # C0 controls but tab and newline, DEL, the C1 range, and the Unicode format characters
 # that reorder or hide text on screen (bidi embeddings/overrides/isolates, line and
@@ -60,3 +62,14 @@ def shorten(value: object, limit: int = ECHO_LIMIT) -> str:
     shown = printable(text[:limit], keep_newlines=False)
     quoted = "'" + shown.replace("'", "\\'") + "'"
     return quoted if len(text) <= limit else f"{quoted}… ({len(text):,} characters)"
+
+
+def unknown_name(kind: str, value: object, valid: Sequence[str]) -> str:
+    """The one "unknown name" message: ``Unknown task 'tee'. Did you mean te? Valid: wic, te, …``.
+
+    Every registry and definition that looks a name up (tracks, tasks, settings, criteria)
+    refuses an unknown one with it, suggesting the closest valid name when one is close.
+    """
+    close = difflib.get_close_matches(str(value), list(valid), n=1)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    return f"Unknown {kind} {str(value)!r}.{hint} Valid: {', '.join(valid)}."

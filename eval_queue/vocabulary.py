@@ -20,30 +20,6 @@ def short_revision(revision: str) -> str:
     return str(revision)[:SHORT_REVISION_LEN]
 
 
-class Track(StrEnum):
-    """A benchmark the leaderboard hosts side by side; tracks never mix into each other's scores.
-
-    A request or results file without a ``track`` is an :attr:`EVALITA` one (the files
-    written before tracks existed stay valid).
-    """
-
-    EVALITA = "evalita"
-    LONG_CONTEXT = "long-context"
-    JUDGE = "judge"
-
-    @property
-    def label(self) -> str:
-        match self:
-            case Track.EVALITA:
-                return "Evalita-LLM"
-            case Track.LONG_CONTEXT:
-                return "Long context (INDAQA2)"
-            case Track.JUDGE:
-                return "LLM as judge"
-            case _:
-                raise AssertionError(f"unhandled track {self!r}")
-
-
 def fewshot_label(num_fewshot: int) -> str:
     """How a few-shot count is shown: ``0-shot``, ``5-shot``."""
     return f"{num_fewshot}-shot"
@@ -189,41 +165,3 @@ class RunRef:
         if len(parts) != 3 or not all(parts):
             return None
         return cls(*parts)
-
-
-# --------------------------------------------------------------------------- tracks' request vocabulary
-# The value sets a request file may carry.  The queue validates requests with them and
-# cannot import the track definitions (``leaderboard`` depends on ``eval_queue``, never
-# the reverse), so they live here and the definitions build on them.
-
-
-class EvalitaTask(StrEnum):
-    """The ten Evalita-LLM task ids, in paper order (``leaderboard.tracks.evalita.definition`` describes each)."""
-
-    WIC = "wic"
-    TE = "te"
-    SA = "sa"
-    HS = "hs"
-    FAQ = "faq"
-    AT = "at"
-    LS = "ls"
-    NER = "ner"
-    RE = "re"
-    SUM = "sum"
-
-
-class ContextSetting(StrEnum):
-    """Long-context track: how much of the book the model reads (first 10,000 / 50,000 words, or all)."""
-
-    K10 = "10k"
-    K50 = "50k"
-    FULL = "full"
-
-
-class JudgeMode(StrEnum):
-    """Judge track: what the judge model scores."""
-
-    #: The annotated set: the judge's scores are compared with human rubric scores.
-    META = "meta"
-    #: The generations of another run (``judge_target``, a results path).
-    GENERATIONS = "generations"

@@ -25,9 +25,10 @@ from eval_queue.errors import ConfigurationError, StorageError
 from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from eval_queue.vocabulary import FEWSHOT_SETTINGS, Track
+from eval_queue.tracks import DEFAULT_TRACK, track_registry
+from eval_queue.vocabulary import FEWSHOT_SETTINGS
+from leaderboard.export import ExportOptions, ExportTable
 from leaderboard.store import read_results_store
-from leaderboard.tracks import ExportOptions, ExportTable, results_registry
 
 logger = logging.getLogger("leaderboard")
 
@@ -53,9 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.add_argument(
         "--track",
-        choices=[t.value for t in Track],
-        default=Track.EVALITA.value,
-        help="whose table: the track's export (default: evalita)",
+        choices=track_registry().names,
+        default=DEFAULT_TRACK,
+        help=f"whose table: the track's export (default: {DEFAULT_TRACK})",
     )
     export.add_argument(
         "--format",
@@ -68,12 +69,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         choices=FEWSHOT_SETTINGS,
         default=None,
-        help="evalita: only this few-shot setting (default: all)",
+        help="a track with few-shot settings: only this one (default: all)",
     )
     export.add_argument(
         "--prompts",
         action="store_true",
-        help="evalita: one row per (task, num_fewshot, prompt) with MinP/MaxP/AvgP/CPS over the models",
+        help="a track with few-shot prompts: one row per (task, num_fewshot, prompt) with MinP/MaxP/AvgP/CPS",
     )
     export.add_argument(
         "--include-noncomparable",
@@ -131,13 +132,17 @@ def _two_decimals(table: pd.DataFrame, percent_columns: frozenset[str]) -> pd.Da
 
 
 def export(args: argparse.Namespace, settings: Settings) -> int:
-    track = Track(args.track)
-    if track is not Track.EVALITA and (args.fewshot is not None or args.prompts):
-        logger.error("--fewshot and --prompts belong to the evalita track, not to %s", track.value)
+    spec = track_registry().spec(args.track)
+    track = spec.name
+    if not spec.has_fewshot and (args.fewshot is not None or args.prompts):
+        owners = ", ".join(s.name for s in track_registry() if s.has_fewshot)
+        logger.error(
+            "--fewshot and --prompts belong to tracks with few-shot prompts (%s), not to %s", owners, track
+        )
         return EXIT_USAGE
-    entry = results_registry().get(track)
-    if entry is None or entry.export is None:
-        logger.error("the %s track has no export table installed", track.value)
+    export_results = spec.load("export")
+    if export_results is None:
+        logger.error("the %s track has no export table installed", track)
         return EXIT_USAGE
     stores = open_stores(settings)
     try:
@@ -145,7 +150,7 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     except StorageError as exc:
         logger.error("cannot read the results store: %s", exc)
         return EXIT_STORE_ERROR
-    records = store.of(entry)
+    records = store.of(track)
     problems = (*store.envelope_problems, *store.problems_of(track))
     if problems:
         # Each was logged by the reader with its reason; this names them again in one place.
@@ -153,9 +158,9 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
             "%d malformed results file(s) skipped: %s", len(problems), ", ".join(p.path for p in problems)
         )
     if not records:
-        logger.warning("no usable results files (track %s) in %r", track.value, stores.results)
+        logger.warning("no usable results files (track %s) in %r", track, stores.results)
     options = ExportOptions(args.fewshot, args.prompts, args.include_noncomparable)
-    table = entry.export(records, options)
+    table = export_results(records, options)
     for note in table.notes:
         logger.warning("%s", note)
     try:

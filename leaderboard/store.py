@@ -2,7 +2,7 @@
 
 ``read_results_store(storage)`` lists the store's ``results_*.json`` files (with their
 store versions), reads each file's envelope (``schema`` and ``track`` only), and hands
-the bytes to the parser its track registered in :mod:`leaderboard.tracks`.  It returns
+the bytes to the parser its track's spec names (``TrackSpec.parse_results``).  It returns
 :class:`StoreResults`: per track, the record of every usable file by path; per track,
 the files its parser refused; the files whose envelope could not be read (bad JSON, an
 unknown schema or track: a file's track is never guessed); and the files of a known
@@ -20,7 +20,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,13 +28,10 @@ from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
 from eval_queue.storage.paths import DETAILS_FOLDER
-from eval_queue.vocabulary import Track
+from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of
-from leaderboard.tracks import ResultsRegistry, ResultsTrack, results_registry
 
 logger = logging.getLogger(__name__)
-
-R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class ParsedFile:
     """
 
     version: str
-    track: Track | None
+    track: str | None
     record: Any = None
     problem: MalformedFileError | None = None
 
@@ -84,19 +81,19 @@ class StoreResults:
     """Everything a results store holds, by track (paths in sorted order throughout)."""
 
     #: track → path → the record its parser made of the file.
-    records: Mapping[Track, Mapping[str, Any]]
+    records: Mapping[str, Mapping[str, Any]]
     #: track → the files of that track its parser refused.
-    track_problems: Mapping[Track, tuple[MalformedFileError, ...]]
+    track_problems: Mapping[str, tuple[MalformedFileError, ...]]
     #: Files whose envelope could not be read: not JSON, unknown schema, unknown track.
     envelope_problems: tuple[MalformedFileError, ...]
     #: path → track, for files of a known track whose parser is not installed.
-    unsupported: Mapping[str, Track]
+    unsupported: Mapping[str, str]
 
-    def of(self, entry: ResultsTrack[R]) -> Mapping[str, R]:
-        """The records of ``entry``'s track, typed as that track's records."""
-        return self.records.get(entry.track, MappingProxyType({}))
+    def of(self, track: str) -> Mapping[str, Any]:
+        """The records of ``track`` (what its results parser returned), by path."""
+        return self.records.get(track, MappingProxyType({}))
 
-    def problems_of(self, track: Track) -> tuple[MalformedFileError, ...]:
+    def problems_of(self, track: str) -> tuple[MalformedFileError, ...]:
         return self.track_problems.get(track, ())
 
 
@@ -115,35 +112,36 @@ class _Envelope(BaseModel):
     track: Any = None
 
 
-def envelope_track(data: bytes, path: str) -> Track:
+def envelope_track(data: bytes, path: str, registry: TrackRegistry | None = None) -> str:
     """The track of a results file from its envelope; :class:`MalformedFileError` if it has none we know."""
+    known = (registry or track_registry()).names
     try:
         envelope = _Envelope.model_validate_json(data)
     except ValidationError:
         # The fast path refused it: the safe reader says exactly why (encoding, depth,
         # numbers, not an object) or reads what it tolerates (a UTF-8 byte-order mark).
         raw = load_object(data, path, RESULTS_LIMITS)
-        return track_of(raw.get("schema"), raw.get("track"), path)
-    return track_of(envelope.schema_, envelope.track, path)
+        return track_of(raw.get("schema"), raw.get("track"), path, known)
+    return track_of(envelope.schema_, envelope.track, path, known)
 
 
 def read_results_store(
-    storage: Storage, cache: ResultsCache | None = None, registry: ResultsRegistry | None = None
+    storage: Storage, cache: ResultsCache | None = None, registry: TrackRegistry | None = None
 ) -> StoreResults:
     """List ``storage`` once and parse every results file with its track's parser.
 
     Unusable files are logged as warnings naming the file (once per version, with a
     cache) and listed as problems; they never stop the others from loading.
     """
-    registry = results_registry() if registry is None else registry
+    registry = track_registry() if registry is None else registry
     cache = ResultsCache() if cache is None else cache
     versions = {path: version for path, version in storage.versions().items() if is_results_file(path)}
     cache.keep_only(versions)
 
-    records: dict[Track, dict[str, Any]] = {}
-    track_problems: dict[Track, list[MalformedFileError]] = {}
+    records: dict[str, dict[str, Any]] = {}
+    track_problems: dict[str, list[MalformedFileError]] = {}
     envelope_problems: list[MalformedFileError] = []
-    unsupported: dict[str, Track] = {}
+    unsupported: dict[str, str] = {}
     for path in sorted(versions):
         entry = _parse_cached(storage, path, versions[path], cache, registry)
         if entry is None:
@@ -166,7 +164,7 @@ def read_results_store(
 
 
 def _parse_cached(
-    storage: Storage, path: str, version: str, cache: ResultsCache, registry: ResultsRegistry
+    storage: Storage, path: str, version: str, cache: ResultsCache, registry: TrackRegistry
 ) -> ParsedFile | None:
     cached = cache.get(path, version)
     if cached is not None:
@@ -187,18 +185,18 @@ def _parse_cached(
     return entry
 
 
-def _parse(data: bytes, path: str, version: str, registry: ResultsRegistry) -> ParsedFile:
+def _parse(data: bytes, path: str, version: str, registry: TrackRegistry) -> ParsedFile:
     try:
-        track = envelope_track(data, path)
+        track = envelope_track(data, path, registry)
     except MalformedFileError as exc:
         logger.warning("skipping results file %s", exc)
         return ParsedFile(version, None, problem=exc)
-    reader = registry.get(track)
-    if reader is None:
-        logger.info("%s: a %s results file; that track's reader is not installed", path, track.value)
+    parse = registry.spec(track).load("parse_results")
+    if parse is None:
+        logger.info("%s: a %s results file; that track's reader is not installed", path, track)
         return ParsedFile(version, track)
     try:
-        return ParsedFile(version, track, record=reader.parse(data, path))
+        return ParsedFile(version, track, record=parse(data, path))
     except MalformedFileError as exc:
         logger.warning("skipping results file %s", exc)
         return ParsedFile(version, track, problem=exc)

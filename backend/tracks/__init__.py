@@ -1,7 +1,7 @@
-"""The track-runner registry: how the worker evaluates a claimed request of each track.
+"""What a track's runner is: how the worker evaluates a claimed request of each track.
 
 The worker (:mod:`backend.worker`) claims the next request of any track, keeps its
-lease, and hands it to the runner registered for ``request.track``::
+lease, and hands it to the runner its spec names (``TrackSpec.runner``)::
 
     evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation
 
@@ -12,44 +12,29 @@ as for every track.  A runner reports harness progress to ``context.progress`` (
 stall watchdog reads it), raises :class:`StageError` to say at which stage a run failed,
 and never publishes anything itself.
 
-A track registers with **one line** in :data:`TRACK_RUNNERS`, naming its function::
-
-    Track.LONG_CONTEXT: "backend.tracks.long_context:evaluate",
-
-The module is imported only when a request of that track runs, so polling an empty
-queue needs neither torch nor any track's code.  A runner's module may also define
+The runner's module is imported only when a request of that track runs, so polling an
+empty queue needs neither torch nor any track's code.  A spec may also name a
 ``check_data(config)``: the worker calls it (:func:`check_track_data`) before claiming a
 request of that track, so that missing data claims nothing.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
 from eval_queue.errors import EvalitaError
 from eval_queue.storage import Stores
-from eval_queue.vocabulary import Track
+from eval_queue.tracks import TrackRegistry, UnknownTrackError, track_registry
 from leaderboard.core.schema import ResultsEnvelope
 
 if TYPE_CHECKING:
     from backend.config import WorkerConfig
     from eval_queue.requests import EvalRequest
-
-#: Track → ``"module:function"`` of its :class:`TrackRunner`; one line per track.
-TRACK_RUNNERS: Mapping[Track, str] = MappingProxyType(
-    {
-        Track.EVALITA: "backend.tracks.evalita.run:evaluate",
-        Track.LONG_CONTEXT: "backend.tracks.long_context.run:evaluate",
-        Track.JUDGE: "backend.tracks.judge.worker:evaluate",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -124,33 +109,27 @@ class NoRunnerError(EvalitaError):
     """A request of a track whose runner is not installed in this worker."""
 
 
-def check_track_data(track: Track, config: WorkerConfig, runners: Mapping[Track, str] | None = None) -> bool:
-    """The pre-claim data check of ``track``'s runner: its module's ``check_data(config)``, if it has one.
+def check_track_data(track: str, config: WorkerConfig, registry: TrackRegistry | None = None) -> bool:
+    """The pre-claim data check of ``track`` (``TrackSpec.check_data``), if it has one.
 
-    Returns whether a check ran (False: the track has no runner here, or no check).  The
-    check raises :class:`~backend.tracks.evalita.data.DataSourceError` naming what is missing.
+    Returns whether a check ran (False: the track has none).  The check raises
+    :class:`~leaderboard.core.datasource.DataSourceError` naming what is missing.
     """
-    runners = TRACK_RUNNERS if runners is None else runners
-    reference = runners.get(track)
-    if reference is None:
-        return False
-    check = getattr(importlib.import_module(reference.partition(":")[0]), "check_data", None)
+    check = (registry or track_registry()).spec(track).load("check_data")
     if check is None:
         return False
     check(config)
     return True
 
 
-def runner_for(track: Track, runners: Mapping[Track, str] | None = None) -> TrackRunner:
-    """The runner registered for ``track`` (imported now); :class:`NoRunnerError` if there is none.
-
-    ``runners`` defaults to :data:`TRACK_RUNNERS`.
-    """
-    runners = TRACK_RUNNERS if runners is None else runners
-    reference = runners.get(track)
-    if reference is None:
-        installed = ", ".join(t.value for t in runners) or "none"
-        raise NoRunnerError(f"this worker has no runner for the {track.value} track (installed: {installed})")
-    module_name, _, attribute = reference.partition(":")
-    runner: TrackRunner = getattr(importlib.import_module(module_name), attribute)
+def runner_for(track: str, registry: TrackRegistry | None = None) -> TrackRunner:
+    """The runner of ``track`` (imported now); :class:`NoRunnerError` if the track has none here."""
+    registry = registry or track_registry()
+    try:
+        runner: TrackRunner | None = registry.spec(track).load("runner")
+    except UnknownTrackError as exc:
+        raise NoRunnerError(f"this worker knows no {track!r} track: {exc}") from None
+    if runner is None:
+        installed = ", ".join(s.name for s in registry if s.runner is not None) or "none"
+        raise NoRunnerError(f"this worker has no runner for the {track} track (installed: {installed})")
     return runner

@@ -17,7 +17,7 @@ from eval_queue.errors import MalformedFileError
 from eval_queue.requests import FEWSHOT_SETTINGS, run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
 from eval_queue.text import printable
-from eval_queue.vocabulary import Track
+from eval_queue.tracks import DEFAULT_TRACK
 
 #: The schema every results file is written in (``/1`` files are read and upgraded).
 RESULTS_SCHEMA = "evalita-llm-results/2"
@@ -57,8 +57,6 @@ class RunInfo(BaseModel):
     # "hub" | "sample" | "local:<name>"; only "hub" runs with no limit are comparable.
     data: str = "hub"
     limit: int | float | None = None
-    # Evalita: the task ids of a subset run, in paper order (None: all ten tasks).
-    tasks: list[str] | None = None
     harness: str | None = None
     backend: str | None = None
     model_args: str | None = None
@@ -95,14 +93,13 @@ class RunInfo(BaseModel):
         return value
 
     @property
-    def comparable(self) -> bool:
-        """Full runs on the official data are the only ones ranked by default."""
-        return self.data == "hub" and self.limit is None and self.tasks is None and self.max_gen_toks is None
+    def official_full_run(self) -> bool:
+        """On the official data, every item, answers not capped: what a comparable run needs at least.
 
-    @property
-    def subset(self) -> bool:
-        """A run of some of the track's tasks only (labelled, never ranked beside full runs)."""
-        return self.tasks is not None
+        Each track's results type decides what else comparability takes
+        (:attr:`ResultsEnvelope.comparable`).
+        """
+        return self.data == "hub" and self.limit is None and self.max_gen_toks is None
 
 
 class ResultsEnvelope(BaseModel):
@@ -115,18 +112,34 @@ class ResultsEnvelope(BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
     #: The track whose files this class reads; a file of another track is refused.
-    TRACK: ClassVar[Track]
+    TRACK: ClassVar[str]
 
     schema_: str = Field(default=RESULTS_SCHEMA, alias="schema")
-    track: Track
+    track: str
     model: ModelInfo
     run: RunInfo
 
+    @field_validator("run", mode="before")
+    @classmethod
+    def _run_of_this_track(cls, value: Any) -> Any:
+        """A run block built as another class (the harness runner's plain :class:`RunInfo`) is read
+        again as this track's run type, its extra fields included."""
+        return value.model_dump() if isinstance(value, RunInfo) else value
+
     @model_validator(mode="after")
     def _is_its_track(self) -> Self:
-        if self.track is not type(self).TRACK:
-            raise ValueError(f"a {self.track.value!r} results file, not a {type(self).TRACK.value!r} one")
+        if self.track != type(self).TRACK:
+            raise ValueError(f"a {self.track!r} results file, not a {type(self).TRACK!r} one")
         return self
+
+    @property
+    def comparable(self) -> bool:
+        """Ranked by default: the same measurement as a full run on the official data.
+
+        The one rule of each track: this default (:attr:`RunInfo.official_full_run`), or the
+        track's own override (a task subset, a judge's protocol and annotated set…).
+        """
+        return self.run.official_full_run
 
     def to_json(self) -> bytes:
         payload = self.model_dump(mode="json", by_alias=True, exclude_none=False)
@@ -146,10 +159,8 @@ class ResultsEnvelope(BaseModel):
     @classmethod
     def from_raw(cls, raw: dict[str, Any], path: str) -> Self:
         """Validate a file already read (by the safe reader) and upgraded to the current schema."""
-        if raw.get("track") != cls.TRACK.value:
-            raise MalformedFileError(
-                path, f"a {raw.get('track')!r} results file, not a {cls.TRACK.value!r} one"
-            )
+        if raw.get("track") != cls.TRACK:
+            raise MalformedFileError(path, f"a {raw.get('track')!r} results file, not a {cls.TRACK!r} one")
         return validate(cls, raw, path)
 
 
@@ -177,7 +188,7 @@ def details_dir(
     finished_at_iso: str,
     precision: str,
     num_fewshot: int,
-    track: Track = Track.EVALITA,
+    track: str = DEFAULT_TRACK,
     variant: str | None = None,
 ) -> str:
     """Folder in the details store for one run's per-sample files (``<task>_<prompt>.jsonl``)."""

@@ -1,7 +1,8 @@
 """What every handler needs, built once per app from the settings and passed down.
 
 One :class:`AppContext` per app instance (never a module global): it holds the stores,
-the queue and the incremental results cache, and keeps the latest snapshot so that a
+the queue and the incremental results cache, and keeps the latest read of the store — and
+each track's view of it (``TrackSpec.snapshot``), built once per results version — so that a
 filter change never re-reads the store.  ``refresh`` re-reads only what changed; the
 timer's refresh reads only once the snapshot is older than ``refresh_s``, and a Refresh
 click (or ``/refresh`` call) at most once per ``min_reread_s`` however many visitors ask, so
@@ -15,7 +16,7 @@ import logging
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,11 +28,10 @@ from eval_queue.requests import EvalRequest, utc_now
 from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from eval_queue.submission import SubmissionForm, check_judge_target, submit
-from eval_queue.vocabulary import JudgeMode, Track
-from leaderboard.store import StoreResults, read_results_store
-from leaderboard.tracks.evalita.app.results import LoadedResults, ResultsCache, evalita_results
-from leaderboard.tracks.evalita.app.views import Board, md_text
+from eval_queue.submission import SubmissionForm, submit
+from eval_queue.tracks import DEFAULT_TRACK, TrackRegistry, track_registry
+from leaderboard.store import ResultsCache, StoreResults, read_results_store
+from leaderboard.views.common import md_text
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +49,13 @@ class AppContext:
     #: Monotonic seconds (injected by tests).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     download_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="evalita-csv-")))
+    #: The tracks whose results are read and shown (their specs' parsers and snapshots).
+    registry: TrackRegistry = field(default_factory=track_registry, repr=False)
     _cache: ResultsCache = field(default_factory=ResultsCache, repr=False)
-    _board: Board | None = field(default=None, repr=False)
-    #: The latest read of every track (other tracks' tabs and panels build their views from it).
+    #: The latest read of the store, every track's files in it.
     _store: StoreResults | None = field(default=None, repr=False)
+    #: Each track's view of ``_store`` (its spec's ``snapshot``), built on first use per version.
+    _views: dict[str, Any] = field(default_factory=dict, repr=False)
     _version: int = 0
     _parsed_seen: int = -1
     _read_started_at: float | None = None
@@ -71,20 +74,40 @@ class AppContext:
         stores = open_stores(settings)
         return cls(settings=settings, stores=stores, queue=RequestQueue(stores.requests), refresh_s=refresh_s)
 
-    def results(self) -> Board:
-        """The latest snapshot (loaded on first use), with its tables computed once."""
-        board = self._board
-        if board is None:
+    def store(self) -> StoreResults:
+        """The latest read of the results store (read on first use)."""
+        store = self._store
+        if store is None:
             self._reload(force=False)
-            board = self._board
-        assert board is not None
-        return board
+            store = self._store
+        assert store is not None
+        return store
 
-    def fresh(self) -> Board:
-        """The snapshot, re-read first if it is older than the refresh period (a new visitor)."""
+    def fresh(self) -> StoreResults:
+        """The store read, re-read first if it is older than the refresh period (a new visitor)."""
         self._reload(force=False)
-        assert self._board is not None
-        return self._board
+        assert self._store is not None
+        return self._store
+
+    def snapshot(self, track: str) -> Any:
+        """``track``'s view of the latest read (its spec's ``snapshot``), built once per results version."""
+        store = self.store()
+        with self._lock:
+            view = self._views.get(track)
+            if view is not None and self._store is store:
+                return view
+        build = self.registry.spec(track).load("snapshot")
+        if build is None:
+            raise LookupError(f"the {track} track has no snapshot view")
+        view = build(store)
+        with self._lock:
+            if self._store is store:  # not replaced by a newer read meanwhile
+                self._views[track] = view
+        return view
+
+    def track_records(self, track: str) -> Mapping[str, Any]:
+        """``{results path: record}`` of ``track`` in the latest read (what its parser returned)."""
+        return self.store().records.get(track, {})
 
     def refresh(self, *, force: bool = True) -> int:
         """Re-read the results store (only changed files are parsed); returns the data version.
@@ -97,16 +120,20 @@ class AppContext:
         before = self._version
         self._reload(force=force)
         if self._version != before:
-            self.warm_in_background()  # score the new snapshot now, before visitors ask for it
+            self.warm_in_background()  # build the new views now, before visitors ask for them
         return self._version
 
     def warm(self) -> None:
-        """Load the store and score both settings now, so that no visitor waits for it.
+        """Read the store and build every track's view now (each ``warm()``ed), so no visitor waits.
 
         Run in a background thread at start-up and by the refresh timer after a change.
         """
         try:
-            self.results().warm()
+            for spec in self.registry:
+                if spec.snapshot is not None:
+                    view = self.snapshot(spec.name)
+                    if hasattr(view, "warm"):
+                        view.warm()
         except Exception:  # a background task: log it; the next request retries and reports
             logger.exception("warming the results snapshot failed")
 
@@ -118,16 +145,6 @@ class AppContext:
             self._warming = threading.Thread(target=self.warm, name="warm-results", daemon=True)
             self._warming.start()
 
-    def track_records(self, track: Track) -> Mapping[str, Any]:
-        """``{results path: record}`` of ``track`` in the latest snapshot (what its parser returned).
-
-        Read with the Evalita results, in the same listing of the store; the results
-        version changes when any track's files do.
-        """
-        self.results()  # the first read, if none was made yet
-        store = self._store
-        return store.records.get(track, {}) if store is not None else {}
-
     @property
     def version(self) -> int:
         return self._version
@@ -138,41 +155,43 @@ class AppContext:
         return float("inf") if started is None else self.clock() - started
 
     def _reload(self, *, force: bool) -> None:
-        """Read the store outside the app lock, then swap the new snapshot in under it.
+        """Read the store outside the app lock, then swap the new read in under it.
 
         Reloads are serialised by their own lock (the results cache is not thread-safe); a
-        caller that waited for another's reload finds a fresh snapshot and reads nothing.
-        Handlers needing only the current snapshot never wait for the store's I/O.
+        caller that waited for another's reload finds a fresh read and reads nothing.
+        Handlers needing only the current read never wait for the store's I/O.
         """
         with self._reload_lock:
             interval = min(self.min_reread_s, self.refresh_s) if force else self.refresh_s
-            if self._board is not None and self._age() < interval:
+            if self._store is not None and self._age() < interval:
                 return
             self._read_started_at = self.clock()
-            store = read_results_store(self.stores.results, cache=self._cache)
-            loaded = evalita_results(store)
+            store = read_results_store(self.stores.results, cache=self._cache, registry=self.registry)
             changed = self._cache.parsed_count != self._parsed_seen
             self._parsed_seen = self._cache.parsed_count
             with self._lock:
                 self._read_wall = datetime.now(UTC)
-                self._store = store
-                if self._board is None or changed or _fingerprint(loaded) != _fingerprint(self._board.loaded):
+                previous, self._store = self._store, store
+                if previous is None or changed or _fingerprint(store) != _fingerprint(previous):
                     self._version += 1
-                    self._board = Board(loaded)  # a new snapshot: its tables are computed afresh on first use
+                    self._views.clear()  # a new version: every track's view is built afresh on first use
                     logger.info(
-                        "results changed: %d runs, %d problems", len(loaded.runs), len(loaded.problems)
+                        "results changed: %d files, %d problems", _files(store), len(_problems(store))
                     )
+                else:
+                    self._store = previous  # the same results: keep the read the views were built from
 
     def status_line(self) -> str:
-        """What the page says about the snapshot: runs, models, when read, unreadable files (escaped)."""
-        board = self.results()
-        runs = board.runs
-        models = runs["model"].nunique() if not runs.empty else 0
+        """What the page says about the read: runs, models, when read, unreadable files (escaped)."""
+        store = self.store()
+        records = [record for track in store.records.values() for record in track.values()]
+        models = {getattr(getattr(record, "model", None), "id", None) for record in records} - {None}
         stamp = self._read_wall.strftime("%H:%M:%S UTC") if self._read_wall else "—"
-        text = f"{_count(len(runs), 'run')} of {_count(models, 'model')} · results read at {stamp}"
-        if board.problems:
-            names = ", ".join(md_text(p.path) for p in board.problems[:10])
-            text += f" · ⚠️ {len(board.problems)} unreadable results file(s) skipped: {names}"
+        text = f"{_count(len(records), 'run')} of {_count(len(models), 'model')} · results read at {stamp}"
+        problems = _problems(store)
+        if problems:
+            names = ", ".join(md_text(p.path) for p in problems[:10])
+            text += f" · ⚠️ {len(problems)} unreadable results file(s) skipped: {names}"
         return text
 
     def submit(
@@ -184,13 +203,13 @@ class AppContext:
         fewshot: list[int],
         model_type: str | None,
         submitted_by: str,
-        track: str = Track.EVALITA.value,
-        context_settings: Sequence[str] | None = None,
-        judge_target: str | None = None,
+        track: str = DEFAULT_TRACK,
+        options: Mapping[str, Any] | None = None,
     ) -> list[EvalRequest]:
         """Validate and queue one request per chosen setting; raises ``SubmissionRejected``.
 
-        ``track`` and its fields as in docs/TRACKS.md; a judge target implies judging generations.
+        ``track`` and the options it owns as in docs/TRACKS.md (its check runs first, e.g. a
+        judge's target is looked up in the results store before anything is queued).
         """
         form = SubmissionForm(
             model=model,
@@ -200,13 +219,11 @@ class AppContext:
             model_type=model_type,
             submitted_by=submitted_by,
             track=track,
-            context_settings=context_settings,
-            judge_mode=JudgeMode.GENERATIONS.value if judge_target else None,
-            judge_target=judge_target,
+            options=dict(options or {}),
         )
-        if judge_target:  # refused before anything is queued, as on the command line
-            check_judge_target(self.stores.results, judge_target)
-        created = submit(self.queue, form, resolver=self._resolver(), settings=self.settings)
+        created = submit(
+            self.queue, form, resolver=self._resolver(), settings=self.settings, results=self.stores.results
+        )
         self._queue_cache = None  # the submitter sees the queue with the new request in it
         return created
 
@@ -255,8 +272,19 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _fingerprint(loaded: LoadedResults) -> tuple:
-    """Changes when a run is added, replaced or removed, or a file turns (un)readable."""
-    return tuple(sorted(loaded.runs["results_path"].astype(str))), tuple(
-        sorted(p.path for p in loaded.problems)
+def _problems(store: StoreResults) -> list:
+    """Every file of the read that could not be used (its envelope, or its track's parser refused it)."""
+    problems = [*store.envelope_problems, *(p for track in store.track_problems.values() for p in track)]
+    return sorted(problems, key=lambda p: p.path)
+
+
+def _files(store: StoreResults) -> int:
+    return sum(len(records) for records in store.records.values())
+
+
+def _fingerprint(store: StoreResults) -> tuple:
+    """Changes when a file is added, replaced or removed, or turns (un)readable."""
+    return (
+        tuple(sorted((track, path) for track, records in store.records.items() for path in records)),
+        tuple(p.path for p in _problems(store)),
     )

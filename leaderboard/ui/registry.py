@@ -1,51 +1,21 @@
-"""Which tabs the page has, in order, and which panels other tracks add to the Evalita pages.
+"""Which tabs the page has, in order: every track's, as its spec lists them, then the shared ones.
 
-This is the one place a track registers its UI: a tab module (a :class:`~leaderboard.ui.tab.Tab`)
-is added to :func:`default_registry`'s list, a panel for the Evalita task or model page
-(a :class:`~leaderboard.ui.tab.Panel`) to its panel lists.  No tab imports another.
+A track's tabs, the panels it adds to other tracks' pages and its About section are named in
+its :class:`~eval_queue.tracks.TrackSpec` (``tabs``, ``panels``, ``about``) and imported here
+when the page is built: nothing in the UI names a track.  A tab whose id a panel names (the
+Evalita ``task`` and ``model`` pages) receives the panels in its constructor (``panels=``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eval_queue.tracks import TrackRegistry, TrackSpec, load_reference, track_registry
 from leaderboard.ui.about import AboutTab
 from leaderboard.ui.submit import SubmitTab
 from leaderboard.ui.tab import Panel, Tab
-
-
-#: Panels other tracks contribute to the Evalita task page (e.g. judge rubric scores on SUM).
-def lazy(reference: str) -> Callable[[], Any]:
-    """``"module:attribute"`` → a callable that imports it when first called and calls it.
-
-    Tracks are named, not imported, here: a track's UI module imports ``leaderboard.ui``, so
-    importing it while this package initialises would be circular.
-    """
-
-    def make() -> Any:
-        module_name, _, attribute = reference.partition(":")
-        return getattr(importlib.import_module(module_name), attribute)()
-
-    make.__qualname__ = f"lazy({reference})"
-    return make
-
-
-TASK_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.app.panels:TaskJudgePanel"),)
-#: Panels other tracks contribute to the Evalita model page (e.g. a judge's criterion means).
-MODEL_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.app.panels:ModelJudgePanel"),)
-#: Tabs of other tracks, after the Evalita ones (each a fresh instance per page).
-TRACK_TABS: tuple[Callable[[], Tab], ...] = (
-    lazy("leaderboard.tracks.long_context.app.tab:LongContextTab"),
-    lazy("leaderboard.tracks.judge.app.tab:JudgesTab"),
-)
-#: Sections other tracks add to the About page (Markdown, derived from their definitions).
-ABOUT_SECTIONS: tuple[Callable[[], str], ...] = (
-    lazy("leaderboard.tracks.long_context.definition:about_markdown"),
-    lazy("leaderboard.tracks.judge.definition:about_markdown"),
-)
 
 
 @dataclass(frozen=True)
@@ -61,25 +31,28 @@ class Registry:
         return Registry((*self.tabs[:at], tab, *self.tabs[at:]))
 
 
-def default_registry(
-    task_panels: Sequence[Callable[[], Panel]] = TASK_PANELS,
-    model_panels: Sequence[Callable[[], Panel]] = MODEL_PANELS,
-) -> Registry:
-    """The leaderboard's tabs: Evalita's ranking, task, model and plots pages, the other tracks', then
-    the shared ones."""
-    return Registry(
-        (
-            _tab("leaderboard.tracks.evalita.app.tab.ranking:RankingTab")(),
-            _tab("leaderboard.tracks.evalita.app.tab.task:TaskTab")([make() for make in task_panels]),
-            _tab("leaderboard.tracks.evalita.app.tab.model:ModelTab")([make() for make in model_panels]),
-            _tab("leaderboard.tracks.evalita.app.tab.plots:PlotsTab")(),
-            *(make() for make in TRACK_TABS),
-            SubmitTab(),
-            AboutTab(ABOUT_SECTIONS),
-        )
-    )
+def track_tabs(specs: Sequence[TrackSpec]) -> list[Tab]:
+    """Every track's tabs in registry order, each given the panels other tracks add to its page."""
+    panels: dict[str, list[Callable[[], Panel]]] = {}
+    for spec in specs:
+        for ref in spec.panels:
+            panels.setdefault(ref.page, []).append(load_reference(ref.panel))
+    tabs: list[Tab] = []
+    for spec in specs:
+        for reference in spec.tabs:
+            tab_class: Any = load_reference(reference)
+            contributed = [make() for make in panels.get(tab_class.id, ())]
+            tabs.append(tab_class(panels=contributed) if contributed else tab_class())
+    return tabs
 
 
-def _tab(reference: str) -> Any:
-    module_name, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
+def about_sections(specs: Sequence[TrackSpec]) -> list[Callable[[], str]]:
+    """Each track's About section (Markdown from its definition), in registry order."""
+    return [spec.load("about") for spec in specs if spec.about is not None]
+
+
+def default_registry(tracks: TrackRegistry | None = None) -> Registry:
+    """The leaderboard's tabs: every track's (the default track's first: the landing page), then
+    the submission form and the About page."""
+    specs = (tracks or track_registry()).specs()
+    return Registry((*track_tabs(specs), SubmitTab(), AboutTab(about_sections(specs))))

@@ -1,8 +1,16 @@
-"""The Submit & queue tab: the submission form and the evaluation queue."""
+"""The Submit & queue tab: the submission form and the evaluation queue.
+
+The form is derived from the tracks' specs: a track choice, the few-shot settings (shown for a
+track that has them), then each track's request options (``TrackSpec.option_fields`` that are
+on the form; a subset as checkboxes, free text as a box), each shown only while its track is
+chosen and sent to ``/submit`` under its key (``context``, ``judge_target``).
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 import gradio as gr
 
@@ -10,28 +18,31 @@ from eval_queue.errors import StorageError, StoreUnavailableError, SubmissionRej
 from eval_queue.identity import signin_prompt
 from eval_queue.ledger import duration_text
 from eval_queue.requests import ModelType, Precision
-from eval_queue.vocabulary import RUN_SETTINGS, Track
+from eval_queue.tracks import DEFAULT_TRACK, OptionField, TrackSpec, track_registry
+from eval_queue.vocabulary import RUN_SETTINGS
 from leaderboard.state import PageState
-from leaderboard.tracks.evalita.app import views
-from leaderboard.tracks.long_context.definition import CONTEXT_SETTINGS
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Rendered, Tab, TabParts
+from leaderboard.views import common
+from leaderboard.views import queue as queue_views
 
 logger = logging.getLogger(__name__)
 
 AUTO_TYPE = "auto (from the model card)"
 
 
-#: What ``/submit`` takes, by name (the form's fields), in order; the track's fields come last
-#: (with defaults: a client that sends only the first five submits an Evalita run, as before).
-FORM_FIELDS = ("model", "revision", "precision", "fewshot", "model_type", "track", "context", "judge_target")
+#: What ``/submit`` takes first, by name, in order; the track and its options follow (with
+#: defaults: a client that sends only these five submits a default-track run, as before tracks).
+BASE_FIELDS = ("model", "revision", "precision", "fewshot", "model_type")
 
-#: The tracks a user can submit to, as the form shows them (Evalita first: the default).
-TRACK_CHOICES = [(track.label, track.value) for track in Track]
-#: The long-context settings' checkboxes, labelled by the track's definition.
-CONTEXT_CHOICES = [(spec.label, spec.id.value) for spec in CONTEXT_SETTINGS]
+
+def form_options(specs: tuple[TrackSpec, ...]) -> list[tuple[TrackSpec, OptionField]]:
+    """Every track's options that the web form shows, in registry order."""
+    return [(spec, option) for spec in specs for option in spec.option_fields if option.form]
+
+
 QUEUE_OUTPUTS = ("summary", "pending", "running", "finished", "failed", "problems")
 
 
@@ -42,12 +53,17 @@ class SubmitTab(Tab):
     live = True
 
     def build(self, page: Page) -> TabParts:
+        specs = track_registry().specs()
         gr.Markdown(
-            "Submit a model from the Hugging Face Hub. On the Evalita-LLM track it is evaluated on the ten "
-            "tasks, every prompt, in the setting(s) you choose, and ranked by CPS; the long-context and "
-            "judge tracks have their own tables and are never mixed into that ranking."
+            "Submit a model from the Hugging Face Hub to a track; each track has its own tables and is never "
+            "mixed into another's scores.\n\n" + "\n".join(f"* **{s.label}**: {s.summary}." for s in specs)
         )
-        track = gr.Radio(TRACK_CHOICES, value=Track.EVALITA.value, label="Track", elem_id="submit-track")
+        track = gr.Radio(
+            [(spec.label, spec.name) for spec in specs],
+            value=DEFAULT_TRACK,
+            label="Track",
+            elem_id="submit-track",
+        )
         with gr.Row():
             model = gr.Textbox(
                 label="Model id", placeholder="org/model-name", elem_id="submit-model", scale=3
@@ -64,22 +80,10 @@ class SubmitTab(Tab):
                 [(s.label, s.value) for s in RUN_SETTINGS],
                 value=[s.value for s in RUN_SETTINGS],
                 label="Setting(s)",
+                visible=track_registry().spec(DEFAULT_TRACK).has_fewshot,
                 elem_id="submit-fewshot",
             )
-            context = gr.CheckboxGroup(
-                CONTEXT_CHOICES,
-                value=[value for _, value in CONTEXT_CHOICES],
-                label="Context setting(s)",
-                visible=False,
-                elem_id="submit-context",
-            )
-            judge_target = gr.Textbox(
-                value="",
-                label="Judge the outputs of run … (optional results path; empty: the annotated set)",
-                placeholder="org/model/results_<timestamp>_<precision>_0shot.json",
-                visible=False,
-                elem_id="submit-judge-target",
-            )
+            options = {option.key: _option_component(spec, option) for spec, option in form_options(specs)}
             model_type = gr.Dropdown(
                 [(AUTO_TYPE, AUTO_TYPE), *[(t.value, t.value) for t in ModelType]],
                 value=AUTO_TYPE,
@@ -101,15 +105,18 @@ class SubmitTab(Tab):
             with gr.Tab("Failed / cancelled", id="q-failed"):
                 failed = gr.Dataframe(interactive=False, wrap=True, elem_id="queue-failed")
         problems = gr.Markdown(elem_id="queue-problems")
+        shown_for = [(fewshot, [s.name for s in specs if s.has_fewshot])] + [
+            (options[option.key], [spec.name]) for spec, option in form_options(specs)
+        ]
         track.change(
-            _track_fields,
+            lambda chosen: [gr.update(visible=chosen in tracks) for _, tracks in shown_for],
             inputs=track,
-            outputs=[fewshot, context, judge_target],
+            outputs=[component for component, _ in shown_for],
             api_visibility="private",
             queue=False,
         )
-        fields = (model, revision, precision, fewshot, model_type, track, context, judge_target)
-        form = dict(zip(FORM_FIELDS, fields, strict=True))
+        fields = (model, revision, precision, fewshot, model_type)
+        form = {**dict(zip(BASE_FIELDS, fields, strict=True)), "track": track, **options}
         queue = dict(zip(QUEUE_OUTPUTS, (summary, pending, running, finished, failed, problems), strict=True))
         page.bind(
             [button.click], do_submit, form, {"result": result, **queue}, api_name="submit", request=True
@@ -129,7 +136,7 @@ class SubmitTab(Tab):
             if ctx.settings.oauth:
                 gr.LoginButton(elem_id="submit-signin", scale=0)
             gr.Markdown(
-                views.md_text(signin_prompt(ctx.settings.require_signin, None)), elem_id="submit-signin-note"
+                common.md_text(signin_prompt(ctx.settings.require_signin, None)), elem_id="submit-signin-note"
             )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
@@ -138,7 +145,7 @@ class SubmitTab(Tab):
 
 def render_queue(ctx: AppContext) -> dict[str, object]:
     """The queue's tables and lines by output name (the listing is cached by the context)."""
-    view = views.queue_view(ctx.queue_listing(), ctx.now())
+    view = queue_views.queue_view(ctx.queue_listing(), ctx.now())
     tables = {
         "pending": view.pending,
         "running": view.running,
@@ -152,35 +159,50 @@ def render_queue(ctx: AppContext) -> dict[str, object]:
     }
 
 
-def _track_fields(track: str | None) -> tuple[dict, dict, dict]:
-    """Show the fields of the chosen track only (few-shot settings, context settings, judge target)."""
-    return (
-        gr.update(visible=track in (None, Track.EVALITA.value)),
-        gr.update(visible=track == Track.LONG_CONTEXT.value),
-        gr.update(visible=track == Track.JUDGE.value),
+def _option_component(spec: TrackSpec, option: OptionField) -> gr.components.Component:
+    """A track's option on the form: a subset as checkboxes (all ticked), free text as a box; hidden
+    until its track is chosen."""
+    elem_id = "submit-" + option.key.replace("_", "-")
+    visible = spec.name == DEFAULT_TRACK
+    if option.choices:
+        values = [value for _, value in option.choices]
+        return gr.CheckboxGroup(
+            list(option.choices), value=values, label=option.label, visible=visible, elem_id=elem_id
+        )
+    return gr.Textbox(
+        value="", label=option.label, placeholder=option.placeholder, visible=visible, elem_id=elem_id
     )
 
 
-def track_fields(
-    track: str | None, fewshot: list[str] | None, context: list[str] | None, judge_target: str | None
-) -> dict[str, object]:
-    """The submission's track fields from the form: only the chosen track's, the others left out.
+def track_fields(track: str | None, fewshot: list[str] | None, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The submission's track fields from the form: the chosen track, its settings and only its options.
 
-    Raises :class:`SubmissionRejected` when no context setting is ticked (an empty choice
-    is a mistake, not "all"); an unknown track is refused by the submission's own check.
+    ``values`` are the form's option values by key.  An option left empty is the whole track
+    (an empty text box, or every box ticked); an empty subset is refused (nothing ticked is a
+    mistake, not "all"): :class:`SubmissionRejected` naming what to tick.  An unknown track is
+    refused by the submission's own check.
     """
-    chosen = (track or Track.EVALITA.value).strip()
-    if chosen == Track.EVALITA.value:
-        return {"track": chosen, "fewshot": [int(k) for k in (fewshot or [])]}
-    fields: dict[str, object] = {"track": chosen, "fewshot": [0]}
-    if chosen == Track.LONG_CONTEXT.value:
-        if not context:
-            raise SubmissionRejected(
-                "tick at least one context setting (10K words, 50K words or the full book)."
-            )
-        fields["context_settings"] = list(context)
-    if chosen == Track.JUDGE.value and (judge_target or "").strip():
-        fields["judge_target"] = (judge_target or "").strip()
+    chosen = (track or DEFAULT_TRACK).strip()
+    registry = track_registry()
+    spec = registry.spec(chosen) if chosen in registry else None
+    if spec is None or spec.has_fewshot:
+        fields: dict[str, Any] = {"track": chosen, "fewshot": [int(k) for k in (fewshot or [])]}
+    else:
+        fields = {"track": chosen, "fewshot": [0]}
+    options: dict[str, Any] = {}
+    for option in spec.option_fields if spec is not None else ():
+        if not option.form:
+            continue
+        value = values.get(option.key)
+        if option.multiple:
+            if not value:
+                labels = " or ".join(label for label, _ in option.choices)
+                raise SubmissionRejected(f"tick at least one of the {option.label.lower()} ({labels}).")
+            options[option.name] = list(value)
+        elif isinstance(value, str) and value.strip():
+            options[option.name] = value.strip()
+    if options:
+        fields["options"] = options
     return fields
 
 
@@ -194,19 +216,19 @@ def do_submit(
     request: gr.Request | None = None,
     profile: gr.OAuthProfile | None = None,
     *,
-    track: str | None = Track.EVALITA.value,
-    context: list[str] | None = None,
-    judge_target: str | None = None,
+    track: str | None = DEFAULT_TRACK,
+    **option_values: Any,
 ) -> dict[str, object]:
     """Run the submission; the refusal message is shown exactly as the validator wrote it, and a
     store that cannot be reached is named as such (nothing is written in either case).
 
+    ``option_values`` are the tracks' options by form key (``context``, ``judge_target``).
     The submitter (for the per-submitter rate limit and queue fairness) is the Hugging Face
     sign-in when there is one, else a salted hash of the client address; with sign-in
     required an anonymous submission is refused (:mod:`eval_queue.identity`).
     """
     try:
-        fields = track_fields(track, fewshot, context, judge_target)
+        fields = track_fields(track, fewshot, option_values)
         who = ctx.submitter(request, profile)
         created = ctx.submit(
             model=(model or "").strip(),
@@ -217,22 +239,22 @@ def do_submit(
             **fields,
         )
     except (SubmissionRejected, StoreUnavailableError) as exc:
-        return {"result": views.rejected_markdown(exc.message), **render_queue(ctx)}
+        return {"result": queue_views.rejected_markdown(exc.message), **render_queue(ctx)}
     except StorageError as exc:
         logger.warning("submission of %r not queued: the store failed: %s", model, exc)
         return {
-            "result": views.rejected_markdown(
+            "result": queue_views.rejected_markdown(
                 f"The queue could not be written ({exc}); nothing was submitted, try again later."
             ),
             **render_queue(ctx),
         }
-    result = views.submitted_markdown(created) + "\n\n" + _quota_line(ctx, who)
+    result = queue_views.submitted_markdown(created) + "\n\n" + _quota_line(ctx, who)
     return {"result": result, **render_queue(ctx)}
 
 
 def _quota_line(ctx: AppContext, who: str) -> str:
     settings = ctx.settings
     return (
-        f"Queued as {views.md_text(who)}; limit {settings.submission_limit} per "
+        f"Queued as {common.md_text(who)}; limit {settings.submission_limit} per "
         f"{duration_text(settings.submission_period_s)}."
     )

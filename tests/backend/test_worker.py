@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from eval_queue.tracks import TRACKS, TrackRegistry, track_registry, track_spec
 from leaderboard.core.schema import ModelInfo, RunInfo
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
@@ -454,29 +456,31 @@ def _judge_runner(request: EvalRequest, config: WorkerConfig, context: RunContex
     return _evaluation(request)
 
 
-def test_each_track_has_its_runner_and_evalita_is_the_first() -> None:
-    from backend.tracks import TRACK_RUNNERS, runner_for
-    from backend.tracks.evalita.run import evaluate
-    from eval_queue.vocabulary import Track
+JUDGE_STUB = replace(track_spec("judge"), runner="tests.backend.test_worker:_judge_runner")
+JUDGE_WITHOUT_RUNNER = replace(track_spec("judge"), runner=None)
 
-    assert runner_for(Track.EVALITA) is evaluate
-    assert next(iter(TRACK_RUNNERS)) is Track.EVALITA
-    assert runner_for(Track.JUDGE, {Track.JUDGE: "tests.backend.test_worker:_judge_runner"}) is _judge_runner
+
+def test_each_track_has_its_runner_and_evalita_is_the_first() -> None:
+    from backend.tracks import runner_for
+    from backend.tracks.evalita.run import evaluate
+
+    assert runner_for("evalita") is evaluate
+    assert track_registry().names[0] == "evalita"
+    stubbed = TrackRegistry([("judge", "tests.backend.test_worker:JUDGE_STUB")])
+    assert runner_for("judge", stubbed) is _judge_runner
 
 
 def test_a_request_of_a_track_this_worker_cannot_run_fails_saying_so(
     stores: Stores, queue: RequestQueue, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import backend.tracks
-    from eval_queue.vocabulary import Track
 
-    monkeypatch.setattr(
-        backend.tracks, "TRACK_RUNNERS", {Track.EVALITA: "backend.tracks.evalita.run:evaluate"}
+    without = TrackRegistry(
+        [("evalita", TRACKS["evalita"]), ("judge", "tests.backend.test_worker:JUDGE_WITHOUT_RUNNER")]
     )
+    monkeypatch.setattr(backend.tracks, "track_registry", lambda: without)
     judge = queue.add(
-        EvalRequest(
-            model="org/judge", revision="d" * 40, submitted_time=isoformat(utc_now()), track=Track.JUDGE
-        )
+        EvalRequest(model="org/judge", revision="d" * 40, submitted_time=isoformat(utc_now()), track="judge")
     )
     assert run_once(stores, queue, _config()) is Outcome.FAILED
     error = queue.get(judge.request_id).error or ""
@@ -578,7 +582,7 @@ def test_cli_once_with_incomplete_data_claims_nothing_names_every_missing_file_a
 
     args = build_parser().parse_args(["--once", "--data", f"local:{data}", "--tasks", "sa,wic"])
     config = config_from_args(args, Settings(data_dir=tmp_path / "store"))
-    assert config.tasks == ("wic", "sa")
+    assert config.track_options["tasks"] == ("wic", "sa")
     check_data(config)
 
 

@@ -69,7 +69,7 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
 
     run = results.run
     assert (run.data, run.limit, run.num_fewshot, run.backend) == ("sample", 2, 0, "hf")
-    assert not run.comparable
+    assert not results.comparable
     assert run.harness == "lm-eval 0.4.13" and run.hardware and run.duration_s and run.duration_s > 0
     assert (
         run.model_args
@@ -220,7 +220,7 @@ def test_a_wic_and_sa_folder_runs_as_a_labelled_subset(
         deployment.stores.results.read(finished.results_path), finished.results_path
     )
     assert list(results.tasks) == ["wic", "sa"]
-    assert (results.run.tasks, results.run.data, results.run.comparable) == (
+    assert (results.run.tasks, results.run.data, results.comparable) == (
         ["wic", "sa"],
         "local:wic-sa",
         False,

@@ -134,7 +134,7 @@ def test_export_of_a_track_with_no_runs_is_an_empty_table_and_evalita_options_ar
     assert done.returncode == 0 and json.loads(done.stdout) == []
     assert "no usable results files (track judge)" in done.stderr
     done = _export(data_dir, "--track", "long-context", "--prompts")
-    assert done.returncode == 2 and "belong to the evalita track" in done.stderr
+    assert done.returncode == 2 and "belong to tracks with few-shot prompts (evalita)" in done.stderr
 
 
 def test_export_of_the_evalita_track_by_name_is_the_default_export(data_dir: Path) -> None:

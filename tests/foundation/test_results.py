@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from eval_queue.errors import MalformedFileError
+from eval_queue.errors import ConfigurationError, MalformedFileError
 from eval_queue.storage.local import LocalStorage
-from eval_queue.vocabulary import Track
+from eval_queue.tracks import TRACKS, TrackRegistry, track_registry, track_spec
 from leaderboard.core.schema import RESULTS_SCHEMA, results_file_path
 from leaderboard.store import read_results_store
-from leaderboard.tracks import RESULTS_TRACKS, ResultsRegistry, ResultsTrack, load_entry, results_registry
 from leaderboard.tracks.evalita.app.results import (
     RUN_COLUMNS,
     SCORE_COLUMNS,
@@ -320,10 +320,12 @@ def test_a_file_of_another_track_is_not_an_evalita_problem(paper_store: LocalSto
     path = "org/judge/results_2025-02-01T00-00-00Z_float32_judge.json"
     # Its track's parser refuses it (an empty body): a judge problem, never an Evalita one.
     store = read_results_store(paper_store)
-    assert [p.path for p in store.problems_of(Track.JUDGE)] == [path] and not store.envelope_problems
+    assert [p.path for p in store.problems_of("judge")] == [path] and not store.envelope_problems
     # A reader without the judge track's parser lists it as unsupported.
-    evalita_only = ResultsRegistry([load_entry(Track.EVALITA, RESULTS_TRACKS[Track.EVALITA])])
-    assert read_results_store(paper_store, registry=evalita_only).unsupported == {path: Track.JUDGE}
+    without_parser = TrackRegistry(
+        [("evalita", TRACKS["evalita"]), ("judge", "tests.foundation.test_results:JUDGE_WITHOUT_PARSER")]
+    )
+    assert read_results_store(paper_store, registry=without_parser).unsupported == {path: "judge"}
 
 
 @pytest.mark.parametrize(
@@ -331,7 +333,7 @@ def test_a_file_of_another_track_is_not_an_evalita_problem(paper_store: LocalSto
     [
         (_judge_file(track="marathon"), "unknown track 'marathon'"),
         (_judge_file(track=None), "must name its track"),
-        (_judge_file(track="judge", schema="evalita-llm-results/1"), "are Evalita files"),
+        (_judge_file(track="judge", schema="evalita-llm-results/1"), "are evalita files"),
         (b"[1, 2]", "not a JSON object"),
     ],
 )
@@ -348,26 +350,33 @@ def test_an_evalita_parser_refuses_a_file_of_another_track() -> None:
         ResultsFile.from_json(_judge_file(), "org/judge/results_x.json")
 
 
+def parse_judge_model(data: bytes, path: str) -> str:
+    """A stand-in results parser: a judge file's model id (``MalformedFileError`` without a judge body)."""
+    raw = json.loads(data)
+    if "judge" not in raw:
+        raise MalformedFileError(path, "no judge body")
+    return raw["model"]["id"]
+
+
+JUDGE_WITHOUT_PARSER = replace(track_spec("judge"), parse_results=None)
+JUDGE_MODEL_PARSER = replace(
+    track_spec("judge"), parse_results="tests.foundation.test_results:parse_judge_model"
+)
+
+
 def test_a_track_registers_its_own_parser_and_the_reader_dispatches_to_it(paper_store: LocalStorage) -> None:
-    from eval_queue.errors import MalformedFileError as Malformed
-    from leaderboard.tracks.evalita.app.export import RESULTS as EVALITA
-
-    def parse_judge(data: bytes, path: str) -> str:
-        raw = json.loads(data)
-        if "judge" not in raw:
-            raise Malformed(path, "no judge body")
-        return raw["model"]["id"]
-
-    registry = ResultsRegistry([EVALITA, ResultsTrack(Track.JUDGE, parse=parse_judge)])
+    registry = TrackRegistry(
+        [("evalita", TRACKS["evalita"]), ("judge", "tests.foundation.test_results:JUDGE_MODEL_PARSER")]
+    )
     good = "org/judge/results_2025-02-01T00-00-00Z_float32_judge.json"
     bad = "org/judge/results_2025-02-02T00-00-00Z_float32_judge.json"
     paper_store.write(good, _judge_file())
     paper_store.write(bad, _judge_file().replace(b'"judge": {}', b'"other": {}'))
 
     store = read_results_store(paper_store, registry=registry)
-    assert dict(store.records[Track.JUDGE]) == {good: "org/judge"}
-    assert [p.path for p in store.problems_of(Track.JUDGE)] == [bad]
-    assert len(store.records[Track.EVALITA]) == 12 and store.problems_of(Track.EVALITA) == ()
+    assert dict(store.records["judge"]) == {good: "org/judge"}
+    assert [p.path for p in store.problems_of("judge")] == [bad]
+    assert len(store.records["evalita"]) == 12 and store.problems_of("evalita") == ()
     assert evalita_results(store).problems == []  # the judge's bad file is the judge's problem
 
 
@@ -386,17 +395,15 @@ def test_the_store_is_listed_once_for_every_track(paper_store: LocalStorage) -> 
 
 
 def test_registering_a_track_twice_is_an_error() -> None:
-    from leaderboard.tracks.evalita.app.export import RESULTS as EVALITA
-
-    with pytest.raises(ValueError, match="registered twice"):
-        ResultsRegistry([EVALITA, EVALITA])
+    with pytest.raises(ConfigurationError, match="registered twice"):
+        TrackRegistry([("evalita", TRACKS["evalita"]), ("evalita", TRACKS["evalita"])])
 
 
-def test_every_registered_results_entry_loads_as_its_tracks_entry() -> None:
-    registry = results_registry()
-    assert set(registry.tracks) == set(RESULTS_TRACKS) and Track.EVALITA in registry.tracks
-    for entry in registry:
-        assert entry.track in RESULTS_TRACKS
+def test_every_registered_track_has_a_results_parser_that_loads() -> None:
+    registry = track_registry()
+    assert set(TRACKS) <= set(registry.names) and "evalita" in registry
+    for spec in registry:
+        assert callable(spec.load("parse_results"))
 
 
 def test_runs_show_what_ran_precision_asked_bootstrap_draws_and_subset(tmp_path: Path) -> None:

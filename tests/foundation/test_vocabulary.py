@@ -15,7 +15,6 @@ from eval_queue.vocabulary import (
     Aggregate,
     RunRef,
     Setting,
-    Track,
     short_revision,
 )
 from leaderboard.tracks.evalita import definition as suite
@@ -32,9 +31,11 @@ def test_short_revision_leaves_a_short_branch_name_alone() -> None:
 
 
 def test_every_track_has_a_distinct_label() -> None:
-    labels = [track.label for track in Track]
-    assert len(set(labels)) == len(labels) == len(Track)
-    assert Track("evalita") is Track.EVALITA
+    from eval_queue.tracks import DEFAULT_TRACK, track_registry
+
+    labels = [spec.label for spec in track_registry()]
+    assert len(set(labels)) == len(labels) == len(track_registry().names)
+    assert track_registry().spec(DEFAULT_TRACK).name == "evalita"
 
 
 def test_every_setting_has_a_label_and_its_few_shot_count() -> None:

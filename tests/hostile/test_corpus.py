@@ -34,7 +34,7 @@ from eval_queue.text import printable
 from leaderboard.__main__ import main as leaderboard_main
 from leaderboard.core.schema import ModelInfo, RunInfo
 from leaderboard.tracks.evalita.app.results import load_results
-from leaderboard.tracks.evalita.app.views import queue_view
+from leaderboard.tracks.evalita.app.views import current_board, queue_view
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult, parse_details
 from leaderboard.ui.context import AppContext
 from leaderboard.views.common import md_text
@@ -319,7 +319,7 @@ def test_every_hostile_results_and_details_file_is_named_and_skipped_and_the_ran
 
     # the app's snapshot: the same problems, the ranking still there
     ctx = AppContext(deployment.settings, deployment.stores, RequestQueue(deployment.stores.requests))
-    board = ctx.results()
+    board = current_board(ctx)
     assert {p.path for p in board.problems} == set(malformed)
     assert {"org/good-a", "org/good-b"} <= set(board.rows(0)["model"])
 

@@ -23,7 +23,8 @@ from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from eval_queue.vocabulary import JudgeMode, RunRef, Track
+from eval_queue.vocabulary import RunRef
+from leaderboard.tracks.judge.definition import JudgeMode
 from tests.backend.conftest import REPO_ROOT, worker_env
 from tests.judge.test_items import _publish_sum_run
 from tests.judge.test_results_tables import _meta_file
@@ -63,7 +64,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, datasets_cache: Path) -> It
             model_type=ModelType.INSTRUCTION_TUNED,
             submitted_by="tests",
             submitted_time=isoformat(utc_now()),
-            track=Track.JUDGE,
+            track="judge",
             judge_mode=JudgeMode.GENERATIONS,
             judge_target=target,
         )

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from leaderboard.core.datasource import DataSourceKind
 from leaderboard.tracks.judge.data import (
     ANNOTATED_FILE,
     JudgeDataError,
-    JudgeDataKind,
-    JudgeDataSource,
+    annotated_source,
     load_annotated_set,
     load_few_shot,
 )
@@ -131,14 +131,14 @@ def test_missing_folders_files_and_unknown_sources_are_clear_errors(tmp_path: Pa
 
 
 def test_a_hub_dataset_is_read_through_the_rows_callable_and_checked_the_same_way() -> None:
-    source = JudgeDataSource.parse("hub:org/judged-summaries")
+    source = annotated_source("hub:org/judged-summaries")
     asked: list[tuple[str, str]] = []
 
     def rows(repo: str, split: str) -> list[dict[str, Any]]:
         asked.append((repo, split))
         return [_row(), _row(summary_id="s2", scores={"ordering": 0})]
 
-    assert source.kind is JudgeDataKind.HUB and source.label == "hub:org/judged-summaries"
+    assert source.kind is DataSourceKind.HUB and source.label == "hub:org/judged-summaries"
     with pytest.raises(JudgeDataError, match="row 2"):
         load_annotated_set(source, hub_rows=rows)
     assert asked == [("org/judged-summaries", "test")]

@@ -17,7 +17,6 @@ import pytest
 from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from eval_queue.vocabulary import Track
 from leaderboard.tracks.judge.app.tables import OVERALL, JudgeRun, TableFigure, judges_table, stat_column
 from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, JudgeMode
 from leaderboard.tracks.judge.parse import ParseStatus
@@ -52,7 +51,7 @@ def _submit_judge(deployment: Deployment, tiny_model: TinyModel, target: str | N
         model_type=ModelType.PRETRAINED,
         submitted_by="tests",
         submitted_time=isoformat(utc_now()),
-        track=Track.JUDGE,
+        track="judge",
         judge_mode=JudgeMode.GENERATIONS if target else None,
         judge_target=target,
     )

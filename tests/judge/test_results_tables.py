@@ -18,7 +18,6 @@ from backend.tracks.judge.convert import (
     meta_body,
 )
 from eval_queue.errors import MalformedFileError
-from eval_queue.vocabulary import Track
 from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
 from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
@@ -310,8 +309,9 @@ def test_the_harness_hooks_read_answers_with_the_parser() -> None:
 
 def test_judge_files_are_read_by_the_one_store_reader_and_exported_as_table_1(tmp_path) -> None:
     from eval_queue.storage.local import LocalStorage
+    from eval_queue.tracks import track_spec
+    from leaderboard.export import ExportOptions
     from leaderboard.store import read_results_store
-    from leaderboard.tracks import ExportOptions, results_registry
 
     store = LocalStorage(tmp_path)
     good = _meta_file("org/good", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
@@ -320,17 +320,16 @@ def test_judge_files_are_read_by_the_one_store_reader_and_exported_as_table_1(tm
         store.write(run.path, run.results.to_json())
 
     read = read_results_store(store)
-    entry = results_registry().get(Track.JUDGE)
-    assert entry is not None and entry.export is not None
-    records = read.of(entry)
-    assert sorted(records) == sorted([good.path, sample.path]) and not read.problems_of(Track.JUDGE)
+    export_results = track_spec("judge").load("export")
+    records = read.of("judge")
+    assert sorted(records) == sorted([good.path, sample.path]) and not read.problems_of("judge")
 
-    export = entry.export(records, ExportOptions())
+    export = export_results(records, ExportOptions())
     assert list(export.table["judge"]) == ["org/good"]
     assert export.table.loc[0, stat_column(OVERALL, TableFigure.RHO)] == 1.0
     assert any("left out" in note for note in export.notes)
     assert not any("not enough data" in note for note in export.notes)  # every figure of org/good exists
-    shown = entry.export(records, ExportOptions(include_noncomparable=True))
+    shown = export_results(records, ExportOptions(include_noncomparable=True))
     assert list(shown.table["judge"]) == ["org/good", "org/sample"]  # "not enough data" sorts last
     assert shown.table.loc[1, stat_column(OVERALL, TableFigure.RHO)] is pd.NA
     assert any("not enough data" in note for note in shown.notes)
@@ -347,5 +346,5 @@ def test_a_judge_file_whose_body_is_another_tracks_is_malformed_in_the_store(tmp
         b'"run": {"num_fewshot": 0}, "tasks": {}}',
     )
     read = read_results_store(store)
-    (problem,) = read.problems_of(Track.JUDGE)
+    (problem,) = read.problems_of("judge")
     assert "judge" in problem.reason and problem.path.endswith("_judge.json")

@@ -6,13 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from backend.tracks.judge.worker import annotated_set_source
-from leaderboard.tracks.judge.data import SAMPLE_DIR, JudgeDataError, JudgeDataKind, load_annotated_set
+from backend.tracks.judge.run import annotated_set_source
+from leaderboard.core.datasource import DataSourceKind
+from leaderboard.tracks.judge.data import SAMPLE_DIR, JudgeDataError, load_annotated_set
 
 
 def test_a_sample_worker_judges_the_bundled_sample() -> None:
     source = annotated_set_source("sample")
-    assert (source.kind, source.root, source.label) == (JudgeDataKind.SAMPLE, SAMPLE_DIR, "sample")
+    assert (source.kind, source.folder(SAMPLE_DIR), source.label) == (
+        DataSourceKind.SAMPLE,
+        SAMPLE_DIR,
+        "sample",
+    )
 
 
 def test_a_local_worker_reads_the_judge_folder_and_labels_it_by_its_data_folder(tmp_path: Path) -> None:

@@ -2,35 +2,41 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from backend.config import WorkerConfig
-from backend.tracks import TRACK_RUNNERS, check_track_data, runner_for
-from backend.tracks.evalita.data import DataSourceError
+from backend.tracks import check_track_data, runner_for
 from backend.tracks.long_context.run import drop_prompts, evaluate
-from eval_queue.vocabulary import Track
+from eval_queue.tracks import TRACKS, TrackRegistry, track_spec
+from leaderboard.core.datasource import DataSourceError
 from tests.long_context.books import passage_book, summary_book, write_books
 
 
 def test_the_long_context_track_has_a_registered_runner() -> None:
-    assert runner_for(Track.LONG_CONTEXT) is evaluate
-    assert TRACK_RUNNERS[Track.LONG_CONTEXT] == "backend.tracks.long_context.run:evaluate"
+    assert runner_for("long-context") is evaluate
+    assert track_spec("long-context").runner == "backend.tracks.long_context.run:evaluate"
 
 
 def test_the_preflight_asks_the_tracks_runner_and_names_missing_books(tmp_path: Path) -> None:
     config = WorkerConfig(worker_id="w", data=f"local:{tmp_path / 'nowhere'}")
     with pytest.raises(DataSourceError):
-        check_track_data(Track.LONG_CONTEXT, config)
+        check_track_data("long-context", config)
     lib = write_books(tmp_path / "lib", [summary_book("b", 30), passage_book("p", 30)])
-    assert check_track_data(Track.LONG_CONTEXT, WorkerConfig(worker_id="w", data=f"local:{lib}")) is True
+    assert check_track_data("long-context", WorkerConfig(worker_id="w", data=f"local:{lib}")) is True
 
 
-def test_a_track_without_a_data_check_or_a_runner_is_skipped_cleanly() -> None:
+NO_CHECK = replace(track_spec("long-context"), check_data=None)
+
+
+def test_a_track_without_a_data_check_is_skipped_cleanly() -> None:
     config = WorkerConfig(worker_id="w")
-    assert check_track_data(Track.JUDGE, config, runners={Track.JUDGE: "json:loads"}) is False
-    assert check_track_data(Track.JUDGE, config, runners={}) is False
+    registry = TrackRegistry([("long-context", "tests.long_context.test_runner_registry:NO_CHECK")])
+    assert check_track_data("long-context", config, registry) is False
+    assert check_track_data("judge", config) is False  # the judge track declares no pre-claim check
+    assert TRACKS["judge"]
 
 
 def test_drop_prompts_removes_the_prompt_and_keeps_what_details_read() -> None:

@@ -16,8 +16,7 @@ from backend.options import RunOptions
 from backend.tracks.long_context.run import run_long_context
 from eval_queue.requests import EvalRequest, Precision
 from eval_queue.settings import hub_cache_dir
-from eval_queue.vocabulary import ContextSetting
-from leaderboard.tracks.long_context.definition import QuestionSet
+from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet
 from tests.long_context.books import passage_book, summary_book, write_books
 
 pytestmark = pytest.mark.slow

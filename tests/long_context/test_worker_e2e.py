@@ -17,10 +17,9 @@ import pytest
 from backend.config import ExitCode
 from eval_queue.requests import Status
 from eval_queue.settings import Settings
-from eval_queue.vocabulary import ContextSetting, Track
 from leaderboard.state import PageState
 from leaderboard.tracks.long_context.app.tab import LongContextTab
-from leaderboard.tracks.long_context.definition import QuestionSet, harness_tasks
+from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults, parse_details
 from leaderboard.ui.context import AppContext
 from tests.backend.conftest import REPO_ROOT, Deployment
@@ -44,7 +43,7 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
     done = _submit(deployment, tiny_model, "--track", "long-context")
     assert done.returncode == 0, done.stderr
     [request] = deployment.queue.listing().requests
-    assert request.track is Track.LONG_CONTEXT and request.context_settings is None
+    assert request.track == "long-context" and request.context_settings is None
 
     done = deployment.worker("--once", "--data", f"local:{lib}", *FAST)
 
@@ -62,7 +61,12 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
     assert results.settings[ContextSetting.K10].truncation.words_cut == 2
     assert results.settings[ContextSetting.FULL].truncation.window_cut == 2
     run = results.run
-    assert (run.data, run.limit, run.worker_id is not None, run.comparable) == ("local:lib", 10, True, False)
+    assert (run.data, run.limit, run.worker_id is not None, results.comparable) == (
+        "local:lib",
+        10,
+        True,
+        False,
+    )
 
     assert run.details_path and run.details_path.endswith("_float32_long-context")
     paths = sorted(deployment.stores.details.list(run.details_path))

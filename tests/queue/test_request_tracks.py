@@ -8,7 +8,9 @@ import pytest
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.requests import EvalRequest, Precision, parse_request_path, request_path
-from eval_queue.vocabulary import ContextSetting, EvalitaTask, JudgeMode, Track
+from leaderboard.tracks.evalita.definition import EvalitaTask
+from leaderboard.tracks.judge.definition import JudgeMode
+from leaderboard.tracks.long_context.definition import ContextSetting
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -23,7 +25,12 @@ def test_a_request_file_written_before_tracks_is_an_evalita_request() -> None:
     old = {"model": "org/m", "revision": "main", "num_fewshot": 5, "submitted_time": NOW, "status": "PENDING"}
     path = "org/m_eval_request_main_bfloat16_5shot.json"
     request = EvalRequest.from_json(json.dumps(old).encode(), path)
-    assert (request.track, request.tasks, request.variant, request.path) == (Track.EVALITA, None, None, path)
+    assert (request.track, request.options.tasks, request.variant, request.path) == (
+        "evalita",
+        None,
+        None,
+        path,
+    )
 
 
 @pytest.mark.parametrize(
@@ -56,6 +63,11 @@ def test_both_file_name_forms_round_trip(fields: dict[str, object], name: str) -
     assert EvalRequest.from_json(request.to_json(), request.path) == request
 
 
+def test_a_judge_target_alone_means_judging_that_runs_generations() -> None:
+    request = _request(track="judge", judge_target="org/a/results_1_float32_0shot.json")
+    assert request.options.judge_mode is JudgeMode.GENERATIONS and request.variant.startswith("gen-")
+
+
 def test_a_judge_of_generations_is_named_after_a_hash_of_its_target() -> None:
     one = _request(track="judge", judge_mode="generations", judge_target="org/a/results_1_float32_0shot.json")
     two = _request(track="judge", judge_mode="generations", judge_target="org/b/results_1_float32_0shot.json")
@@ -65,8 +77,10 @@ def test_a_judge_of_generations_is_named_after_a_hash_of_its_target() -> None:
 
 
 def test_all_tasks_or_all_settings_is_the_whole_track_not_a_subset() -> None:
-    assert _request(tasks=[t.value for t in EvalitaTask]).tasks is None
-    assert _request(track="long-context", context_settings=list(ContextSetting)).context_settings is None
+    assert _request(tasks=[t.value for t in EvalitaTask]).options.tasks is None
+    assert (
+        _request(track="long-context", context_settings=list(ContextSetting)).options.context_settings is None
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,10 +90,13 @@ def test_all_tasks_or_all_settings_is_the_whole_track_not_a_subset() -> None:
         ({"track": "judge", "tasks": ["wic"]}, "tasks belongs to the evalita track"),
         ({"context_settings": ["10k"]}, "context_settings belongs to the long-context track"),
         ({"track": "judge", "judge_mode": JudgeMode.GENERATIONS}, "needs judge_target"),
-        ({"track": "judge", "judge_target": "org/a/results_1.json"}, "only used with judge_mode"),
+        (
+            {"track": "judge", "judge_mode": "meta", "judge_target": "org/a/results_1.json"},
+            "only used with judge_mode",
+        ),
         ({"tasks": []}, "tasks is empty"),
         ({"tasks": ["wic", "nope"]}, "Input should be"),
-        ({"track": "marathon"}, "Input should be"),
+        ({"track": "marathon"}, "Unknown track 'marathon'. Valid: evalita"),
     ],
 )
 def test_track_fields_that_do_not_fit_are_refused(fields: dict[str, object], says: str) -> None:

@@ -31,7 +31,7 @@ def test_app_imports_and_builds_without_torch_or_lm_eval(tmp_path) -> None:
         "from leaderboard.ui.context import AppContext\n"
         "ctx = AppContext.from_settings(Settings.from_env())\n"
         "demo = build_app(ctx)\n"
-        "assert ctx._board is None, 'building the UI must not read the store'\n"
+        "assert ctx._store is None, 'building the UI must not read the store'\n"
         "print('built', type(demo).__name__)\n"
     )
     result = _run(code, tmp_path)

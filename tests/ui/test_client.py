@@ -231,8 +231,8 @@ def test_long_context_submission_queues_one_request_with_the_ticked_settings(
         api_name="/submit",
     )
     assert "Submitted" in result, result
-    [request] = [r for r in _queued(served, CACHED_MODEL) if r.track.value == "long-context"]
-    assert [s.value for s in request.context_settings or []] == ["10k", "full"]
+    [request] = [r for r in _queued(served, CACHED_MODEL) if r.track == "long-context"]
+    assert [s.value for s in request.options.context_settings or []] == ["10k", "full"]
     assert request.num_fewshot == 0 and len(_queued(served, CACHED_MODEL)) == before + 1
 
 
@@ -256,8 +256,8 @@ def test_judge_submission_with_a_target_judges_that_runs_outputs(client: Client,
         CACHED_MODEL, "main", "bfloat16", [], "pretrained", "judge", [], f"  {target} ", api_name="/submit"
     )
     assert "Submitted" in result, result
-    [request] = [r for r in _queued(served, CACHED_MODEL) if r.track.value == "judge"]
-    assert (request.judge_mode.value, request.judge_target) == ("generations", target)
+    [request] = [r for r in _queued(served, CACHED_MODEL) if r.track == "judge"]
+    assert (request.options.judge_mode.value, request.options.judge_target) == ("generations", target)
 
 
 def test_a_judge_of_a_run_that_is_not_in_the_store_is_refused_and_writes_nothing(

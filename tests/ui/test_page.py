@@ -18,6 +18,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from eval_queue.vocabulary import Setting
 from leaderboard.state import PageState, UrlField
+from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.app.tab import task as task_tab
 from leaderboard.tracks.evalita.app.tab.ranking import RankingTab, open_clicked_run
 from leaderboard.tracks.evalita.app.tab.task import TaskTab
@@ -45,7 +46,7 @@ class FlavourTab(Tab):
         return TabParts(controls={"flavour": choice}, outputs={"shown": shown})
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        runs = len(ctx.results().runs)
+        runs = len(views.current_board(ctx).runs)
         return Rendered({"shown": f"{state.get('flavour') or 'plain'} over {runs} runs"})
 
 

@@ -43,19 +43,23 @@ def test_reading_an_absent_request_part_is_a_named_error_not_a_bare_except() -> 
 
 
 def test_the_form_sends_only_the_chosen_tracks_fields() -> None:
-    assert submit.track_fields("evalita", ["0", "5"], ["10k"], "x.json") == {
+    assert submit.track_fields("evalita", ["0", "5"], {"context": ["10k"], "judge_target": "x.json"}) == {
         "track": "evalita",
         "fewshot": [0, 5],
     }
-    assert submit.track_fields("long-context", ["0", "5"], ["10k", "full"], "x.json") == {
+    assert submit.track_fields(
+        "long-context", ["0", "5"], {"context": ["10k", "full"], "judge_target": "x.json"}
+    ) == {
         "track": "long-context",
         "fewshot": [0],
-        "context_settings": ["10k", "full"],
+        "options": {"context_settings": ["10k", "full"]},
     }
-    assert submit.track_fields("judge", ["5"], ["10k"], "  ") == {"track": "judge", "fewshot": [0]}
-    assert (
-        submit.track_fields("judge", [], [], " a/b/results_x.json ")["judge_target"] == "a/b/results_x.json"
-    )
+    assert submit.track_fields("judge", ["5"], {"context": ["10k"], "judge_target": "  "}) == {
+        "track": "judge",
+        "fewshot": [0],
+    }
+    fields = submit.track_fields("judge", [], {"context": [], "judge_target": " a/b/results_x.json "})
+    assert fields["options"] == {"judge_target": "a/b/results_x.json"}
 
 
 def test_a_long_context_submission_with_no_setting_ticked_is_refused_before_the_store(monkeypatch) -> None:

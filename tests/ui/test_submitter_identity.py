@@ -58,7 +58,7 @@ def test_do_submit_records_the_identity_and_shows_it_with_the_limit(
     )["result"]
     who = identifier(Caller(peer="203.0.113.7"))
     assert seen["submitted_by"] == who
-    assert f"Queued as {submit.views.md_text(who)}; limit 4 per 1 day." in message
+    assert f"Queued as {submit.common.md_text(who)}; limit 4 per 1 day." in message
     assert "203.0.113.7" not in message
 
     submit.do_submit(
@@ -107,5 +107,5 @@ def test_when_the_store_is_down_the_submitter_sees_the_reason(
     message = submit.do_submit(ctx, "org/model", "main", "bfloat16", ["0"], None, request=_request())[
         "result"
     ]
-    assert message == submit.views.rejected_markdown(reason)
+    assert message == submit.queue_views.rejected_markdown(reason)
     assert "HTTP 503" in message

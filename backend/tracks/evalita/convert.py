@@ -27,9 +27,8 @@ from typing import Any
 
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
-from eval_queue.vocabulary import Track
 from leaderboard.core.schema import ModelInfo, RunInfo, details_dir
-from leaderboard.tracks.evalita.definition import SUITE, HarnessTask, PromptSpec, TaskKind, TaskSpec
+from leaderboard.tracks.evalita.definition import SUITE, TRACK, HarnessTask, PromptSpec, TaskKind, TaskSpec
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     PromptScore,
@@ -237,7 +236,7 @@ def details_files(
         run.finished_at or "",
         precision_run(request, run),
         request.num_fewshot,
-        Track.EVALITA,
+        TRACK,
         variant,
     )
     files: dict[str, bytes] = {}

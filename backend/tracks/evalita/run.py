@@ -16,10 +16,16 @@ from backend.config import WorkerConfig
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
 from eval_queue.errors import EvalitaError
-from eval_queue.requests import EvalRequest, request_variant
-from eval_queue.vocabulary import EvalitaTask, Track
+from eval_queue.requests import EvalRequest
 from leaderboard.core.schema import results_file_path
-from leaderboard.tracks.evalita.definition import SUITE, TaskSpec, all_harness_tasks
+from leaderboard.tracks.evalita.definition import (
+    SUITE,
+    EvalitaOptions,
+    EvalitaTask,
+    TaskSpec,
+    all_harness_tasks,
+)
+from leaderboard.tracks.evalita.schema import EvalitaRunInfo
 
 if TYPE_CHECKING:
     from backend.runner import HarnessOutput
@@ -57,6 +63,11 @@ def subset_ids(tasks: Sequence[TaskSpec]) -> list[str] | None:
     return None if len(tasks) == len(SUITE) else [task.id for task in tasks]
 
 
+def _worker_tasks(config: WorkerConfig) -> tuple[str, ...] | None:
+    """The worker's ``--tasks`` (its spec's worker option), None when it runs them all."""
+    return config.track_options.get("tasks")
+
+
 def check_data(config: WorkerConfig) -> None:
     """Before claiming: does the worker's data hold every file of the tasks it runs?
 
@@ -64,7 +75,7 @@ def check_data(config: WorkerConfig) -> None:
     """
     from backend.tracks.evalita.data import check_data_source
 
-    check_data_source(config.data, all_harness_tasks(selected_tasks(None, config.tasks)))
+    check_data_source(config.data, all_harness_tasks(selected_tasks(None, _worker_tasks(config))))
 
 
 def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
@@ -72,7 +83,11 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     from backend.tracks.evalita.data import prepare_include_path
 
     try:
-        tasks = selected_tasks(request.tasks, config.tasks)
+        options = request.options
+        assert isinstance(options, EvalitaOptions)
+        tasks = selected_tasks(
+            [t.value for t in options.tasks] if options.tasks else None, _worker_tasks(config)
+        )
         _install_offline_metrics()
         harness_names = all_harness_tasks(tasks)
         log.info(
@@ -92,9 +107,10 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         raise StageError("preparing the run", exc) from exc
     output = _run_harness(request, config, override.task_manager_kwargs(), harness_names, context)
     subset = subset_ids(tasks)
-    variant = request_variant(Track.EVALITA, [EvalitaTask(t) for t in subset] if subset else None)
-    run = output.run.model_copy(
-        update={
+    variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
+    run = EvalitaRunInfo.model_validate(
+        {
+            **output.run.model_dump(),
             "data": override.label,
             "request_id": request.request_id,
             "worker_id": config.worker_id,

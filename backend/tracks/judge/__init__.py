@@ -1,7 +1,7 @@
 """Worker side of the LLM-as-judge track: one judge request → results file and details.
 
-:func:`run_judge` (with :class:`JudgeJob`, :class:`JudgeOutput`) is what the worker's
-track-runner registry calls; see :mod:`backend.tracks.judge.run`.  This package imports
+:func:`~backend.tracks.judge.run.evaluate` is the track's runner (its spec names it); it runs
+:func:`run_judge` (with :class:`JudgeJob`, :class:`JudgeOutput`), see :mod:`backend.tracks.judge.run`.  This package imports
 torch and lm-eval only through :mod:`backend.runner`, and only once a run starts.
 """
 

@@ -1,12 +1,16 @@
-"""Run one judge request: build the units, run the harness once, convert.  The worker calls :func:`run_judge`.
+"""The judge track's runner: one judge request → the results file and details the worker publishes.
 
-::
+The worker calls :func:`evaluate` (the spec's ``runner``); both modes go through :func:`run_judge`:
 
-    job = JudgeJob.from_request(request)                 # judge_mode / judge_target from the request
-    output = run_judge(job, options=run_options, workdir=tmp, data="sample", stores=stores)
-    stores.results.write(output.results_path, output.results.to_json())
-    for path, data in output.details.items():
-        stores.details.write(path, data)
+* ``meta``: the judge scores the annotated set — the worker's ``--judge-data`` when given,
+  else the set that follows its ``--data`` (:func:`annotated_set_source`);
+* ``generations``: the judge scores the SUM outputs of the run at ``judge_target``, read
+  from ``context.stores`` (its results file and per-sample details).
+
+Failures are :class:`~backend.tracks.StageError` naming the stage (the FAILED reason's
+headline): bad inputs (a target that is not in the store, has no details, an annotated
+set that is missing or malformed) fail as "reading what to judge" before a model loads.
+``python -m backend.tracks.judge`` runs :func:`run_judge` outside the queue.
 
 The model is loaded once for all five criteria (one ``simple_evaluate`` call through
 :func:`backend.runner.run_harness`, imported lazily so that this module stays free of
@@ -22,21 +26,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from backend.config import WorkerConfig
 from backend.options import HarnessError, ModelRef, RunOptions
+from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.judge import convert
 from backend.tracks.judge import data as run_data
+from backend.tracks.judge.convert import JudgeRunError
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
-from eval_queue.vocabulary import Track
+from leaderboard.core.datasource import DataSource, DataSourceKind
 from leaderboard.core.schema import ModelInfo, details_dir, results_file_path
+from leaderboard.tracks.evalita.definition import EvalitaTask
 from leaderboard.tracks.judge.data import (
+    ANNOTATED_FILE,
     HubRows,
     JudgeDataError,
-    JudgeDataSource,
+    annotated_source,
     load_annotated_set,
     load_few_shot,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, JudgeMode, judge_variant
+from leaderboard.tracks.judge.definition import CRITERIA, TRACK, JudgeMode, JudgeOptions, judge_variant
 from leaderboard.tracks.judge.items import JudgeUnit, meta_units
 from leaderboard.tracks.judge.schema import (
     FewShotInfo,
@@ -48,7 +57,9 @@ from leaderboard.tracks.judge.schema import (
 log = logging.getLogger(__name__)
 
 #: The generative task whose outputs are judged unless a job says otherwise.
-DEFAULT_JUDGED_TASK = "sum"
+DEFAULT_JUDGED_TASK = EvalitaTask.SUM.value
+#: Inside a worker's ``local:<dir>`` data folder (beside the Evalita task folders).
+LOCAL_JUDGE_FOLDER = "judge"
 
 
 @dataclass(frozen=True)
@@ -78,9 +89,9 @@ class JudgeJob:
     @classmethod
     def from_request(cls, request: EvalRequest) -> JudgeJob:
         """From a queue request: ``judge_mode`` (default ``meta``) and ``judge_target`` (docs/TRACKS.md)."""
-        if request.track is not Track.JUDGE:
-            raise JudgeDataError(f"an {request.track.value} request, not a judge one")
-        mode = request.judge_mode or JudgeMode.META
+        options = request.options
+        if request.track != TRACK or not isinstance(options, JudgeOptions):
+            raise JudgeDataError(f"an {request.track} request, not a judge one")
         return cls(
             judge=ModelRef(request.model, request.revision, request.precision.value),
             info=ModelInfo(
@@ -92,8 +103,8 @@ class JudgeJob:
                 license=request.license,
                 architecture=request.architecture,
             ),
-            mode=mode,
-            target=request.judge_target,
+            mode=options.mode,
+            target=options.judge_target,
             request_id=request.request_id,
         )
 
@@ -109,7 +120,7 @@ class JudgeOutput:
 
 
 def _units(
-    job: JudgeJob, data: str | JudgeDataSource, stores: Stores | None, hub_rows: HubRows | None
+    job: JudgeJob, data: str | DataSource, stores: Stores | None, hub_rows: HubRows | None
 ) -> tuple[list[JudgeUnit], str, JudgedRun | None]:
     """``(units, run.data label, the judged run for generations)``."""
     if job.mode is JudgeMode.META:
@@ -155,7 +166,7 @@ def run_judge(
     *,
     options: RunOptions,
     workdir: Path,
-    data: str | JudgeDataSource = "sample",
+    data: str | DataSource = "sample",
     stores: Stores | None = None,
     few_shot_path: Path | None = None,
     hub_rows: HubRows | None = None,
@@ -189,7 +200,7 @@ def run_judge(
     finished_at = output.run.finished_at or ""
     # The precision shown and named in paths is the one the weights ran in (as for Evalita).
     precision = output.run.dtype or job.info.precision
-    folder = details_dir(job.info.id, finished_at, precision, 0, Track.JUDGE, variant)
+    folder = details_dir(job.info.id, finished_at, precision, 0, TRACK, variant)
     run = output.run.model_copy(
         update={"data": data_label, "request_id": job.request_id, "details_path": folder}
     )
@@ -215,3 +226,65 @@ def run_judge(
         100 * parsed / len(answers),
     )
     return JudgeOutput(results=results, results_path=path, details_folder=folder, details=details)
+
+
+def annotated_set_source(data: str, judge_data: str | None = None) -> DataSource:
+    """Where a meta-evaluation reads its annotated set.
+
+    ``judge_data`` (``--judge-data``) when given; else it follows the worker's ``data``:
+    ``sample`` → the bundled sample; ``local:<dir>`` → ``<dir>/judge/annotated.jsonl``
+    (labelled ``local:<dir name>``, like the Evalita data of that folder); ``hub`` has no
+    annotated set of its own (the paper's annotations may not be redistributed), so it
+    needs ``--judge-data hub:<org>/<name>`` — raises :class:`JudgeDataError` saying so.
+    """
+    if judge_data is not None:
+        return annotated_source(judge_data)
+    kind, _, rest = data.strip().partition(":")
+    match kind:
+        case "sample":
+            return annotated_source("sample")
+        case "local":
+            root = Path(rest).expanduser().resolve()
+            folder = root / LOCAL_JUDGE_FOLDER
+            if not (folder / ANNOTATED_FILE).is_file():
+                raise JudgeDataError(
+                    f"the worker's data folder {root} has no {LOCAL_JUDGE_FOLDER}/{ANNOTATED_FILE}: "
+                    "add the annotated set there, or start the worker with --judge-data"
+                )
+            return DataSource(DataSourceKind.LOCAL, root=folder, name=root.name)
+        case _:
+            raise JudgeDataError(
+                f"a worker on --data {data} has no annotated set for judges: start it with "
+                "--judge-data hub:<org>/<name> (prefetched into the datasets cache), local:<dir> or sample"
+            )
+
+
+def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+    """Run one judge request (see the module docstring); raises :class:`StageError`."""
+    try:
+        job = JudgeJob.from_request(request)
+        source = (
+            None if job.target else annotated_set_source(config.data, config.track_options.get("judge_data"))
+        )
+    except JudgeDataError as exc:
+        raise StageError("reading what to judge", exc) from exc
+    what = (
+        f"the {job.task} outputs of {job.target}" if source is None else f"the annotated set {source.label}"
+    )
+    log.info("judge %s@%s scores %s", job.judge.model_id, job.judge.revision, what)
+    try:
+        output = run_judge(
+            job,
+            options=config.harness,
+            workdir=context.workdir,
+            data=source or "sample",  # generations: unused (the target's run names its own data)
+            stores=context.stores,
+            on_progress=context.progress.beat,
+        )
+    except JudgeDataError as exc:
+        raise StageError("reading what to judge", exc) from exc
+    except JudgeRunError as exc:
+        raise StageError("converting the judge's answers", exc) from exc
+    except Exception as exc:  # the harness and the model: anything it raises is this stage's failure
+        raise StageError("running the harness", exc) from exc
+    return Evaluation(output.results, output.results_path, output.details)

@@ -1,6 +1,6 @@
 """INDAQA2 data for the harness: books and questions in §3.5's schema → a run's work folder.
 
-Sources (the same spellings as the Evalita data, :class:`backend.tracks.evalita.data.DataSource`):
+Sources (the worker's ``--data``, :class:`leaderboard.core.datasource.DataSource`):
 
 * ``sample`` — the bundled books in ``leaderboard/tracks/long_context/sample_data``;
 * ``local:<dir>`` — every ``*.jsonl`` (one book a line) and ``*.json`` (a book or a list of
@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from backend.tracks.evalita.data import DataSource, DataSourceError, DataSourceKind
+from leaderboard.core.datasource import DataSource, DataSourceError, DataSourceKind
 from leaderboard.tracks.long_context.definition import (
     CHOICE_LETTERS,
     CONTEXT_SETTING_SPECS,
@@ -217,7 +217,7 @@ def read_hub_books(
 def read_books(source: DataSource) -> list[Book]:
     match source.kind:
         case DataSourceKind.HUB:
-            books = read_hub_books()
+            books = read_hub_books(source.repo) if source.repo else read_hub_books()
         case DataSourceKind.SAMPLE:
             if not SAMPLE_DIR.is_dir():
                 raise DataSourceError(f"the bundled long-context sample is missing ({SAMPLE_DIR})")

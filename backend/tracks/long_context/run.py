@@ -24,10 +24,10 @@ from typing import Any
 from backend.config import WorkerConfig
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
-from backend.tracks.evalita.data import DataSource, DataSourceError
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
+from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.core.schema import RunInfo, details_dir, results_file_path
 from leaderboard.tracks.long_context.definition import TRACK, parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
@@ -169,7 +169,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     :func:`~leaderboard.tracks.evalita.schema.details_dir` (question, references, answer, letter, scores and
     tokens seen; never the book).
     """
-    settings = [s.value for s in request.context_settings] if request.context_settings else None
+    chosen = request.options.context_settings
+    settings = [s.value for s in chosen] if chosen else None
     try:
         evaluation = run_long_context(
             request,

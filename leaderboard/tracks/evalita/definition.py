@@ -40,12 +40,66 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pydantic import field_validator
+
 from eval_queue.errors import EvalitaError
+from eval_queue.tracks import TrackOptions, canonical_subset, option
 from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # the suite's settings, defined once
-from eval_queue.vocabulary import EvalitaTask
+
+#: The track's name in request and results files (its spec: :mod:`.spec`).
+TRACK = "evalita"
+#: The bundled sample of every task (``data: sample``), in the layout ``--data local:<dir>`` reads.
+SAMPLE_DATA_DIR = Path(__file__).resolve().parent / "sample_data"
+
+
+class EvalitaTask(StrEnum):
+    """The ten Evalita-LLM task ids, in paper order (:data:`TASKS` describes each)."""
+
+    WIC = "wic"
+    TE = "te"
+    SA = "sa"
+    HS = "hs"
+    FAQ = "faq"
+    AT = "at"
+    LS = "ls"
+    NER = "ner"
+    RE = "re"
+    SUM = "sum"
+
+
+class EvalitaOptions(TrackOptions):
+    """What an Evalita request carries beyond model and setting: a subset of the tasks (None: all ten)."""
+
+    tasks: list[EvalitaTask] | None = option(
+        flag="--tasks",
+        label="Tasks",
+        help="evalita: only these task ids, e.g. wic,sa (a subset run: labelled, never ranked with full runs)",
+        form=False,
+    )
+
+    @field_validator("tasks")
+    @classmethod
+    def _canonical(cls, value: list[EvalitaTask] | None) -> list[EvalitaTask] | None:
+        return canonical_subset(value, EvalitaTask, "tasks")
+
+    def variant(self) -> str | None:
+        return "-".join(task.value for task in self.tasks) if self.tasks else None
+
+
+def parse_task_ids(text: str) -> tuple[str, ...]:
+    """``wic,sa`` → ``("wic", "sa")`` in paper order; an unknown id is refused listing the valid ones."""
+    asked = [part.strip().lower() for part in text.split(",") if part.strip()]
+    valid = [task.value for task in EvalitaTask]
+    unknown = [task for task in asked if task not in valid]
+    if not asked or unknown:
+        raise ValueError(
+            f"unknown task id(s) {', '.join(unknown) or '(none given)'}: choose among {', '.join(valid)}"
+        )
+    return tuple(task for task in valid if task in asked)
 
 
 class TaskKind(StrEnum):
@@ -648,3 +702,13 @@ def harness_index() -> Mapping[str, HarnessTaskRef]:
 def all_harness_tasks(tasks: Iterable[TaskSpec] = SUITE) -> tuple[str, ...]:
     """Every harness task the full suite (or ``tasks``, a subset run) runs — 48 names for all ten — in order."""
     return tuple(name for task in tasks for prompt in task.prompts for name in prompt.harness_task_names)
+
+
+def suite_datasets() -> tuple[tuple[str, str | None], ...]:
+    """``(dataset path, config name)`` pairs the harness tasks read, without duplicates (what prefetch fetches)."""
+    pairs: list[tuple[str, str | None]] = []
+    for task in SUITE:
+        for config in task.dataset.configs or (None,):
+            if (task.dataset.path, config) not in pairs:
+                pairs.append((task.dataset.path, config))
+    return tuple(pairs)

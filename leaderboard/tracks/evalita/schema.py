@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
-from eval_queue.vocabulary import Track
-from leaderboard.core.schema import ResultsEnvelope
+from leaderboard.core.schema import ResultsEnvelope, RunInfo
+from leaderboard.tracks.evalita.definition import TRACK
 
 
 class PromptScore(BaseModel):
@@ -43,13 +43,31 @@ class TaskResult(BaseModel):
     prompts: dict[str, PromptScore]
 
 
+class EvalitaRunInfo(RunInfo):
+    """The shared ``run`` block plus what an Evalita run adds: the tasks of a subset run."""
+
+    # The task ids of a subset run, in paper order (None: all ten tasks).
+    tasks: list[str] | None = None
+
+    @property
+    def subset(self) -> bool:
+        """A run of some of the tasks only (labelled, never ranked beside full runs)."""
+        return self.tasks is not None
+
+
 class ResultsFile(ResultsEnvelope):
     """An Evalita results file: the envelope and, per task, the prompt scores."""
 
-    TRACK: ClassVar[Track] = Track.EVALITA
+    TRACK: ClassVar[str] = TRACK
 
-    track: Track = Track.EVALITA
+    track: str = TRACK
+    run: EvalitaRunInfo
     tasks: dict[str, TaskResult]
+
+    @property
+    def comparable(self) -> bool:
+        """A full run of all ten tasks on the official data (a subset is never ranked beside one)."""
+        return self.run.official_full_run and not self.run.subset
 
 
 class DetailRecord(BaseModel):

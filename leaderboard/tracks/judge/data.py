@@ -32,14 +32,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from eval_queue.errors import EvalitaError
+from leaderboard.core.datasource import DataSource, DataSourceError, DataSourceKind
 from leaderboard.tracks.judge.definition import (
     CRITERIA,
     SCORE_MAX,
@@ -59,57 +58,8 @@ _MAX_PROBLEMS = 5
 _Row = TypeVar("_Row", bound=BaseModel)
 
 
-class JudgeDataError(EvalitaError):
+class JudgeDataError(DataSourceError):
     """An annotated set or few-shot file is missing, unreadable or malformed (the message says where)."""
-
-
-class JudgeDataKind(StrEnum):
-    SAMPLE = "sample"
-    LOCAL = "local"
-    HUB = "hub"
-
-
-@dataclass(frozen=True)
-class JudgeDataSource:
-    """Where the annotated set comes from: ``sample``, ``local:<dir>`` or ``hub:<org>/<name>``."""
-
-    kind: JudgeDataKind
-    root: Path | None = None
-    repo: str | None = None
-    #: ``local``: the name in the label when it is not the folder's own (a worker's ``<dir>/judge``).
-    name: str | None = None
-
-    @classmethod
-    def parse(cls, spec: str) -> JudgeDataSource:
-        kind, sep, rest = spec.strip().partition(":")
-        match kind:
-            case JudgeDataKind.SAMPLE if not sep:
-                return cls(JudgeDataKind.SAMPLE, root=SAMPLE_DIR)
-            case JudgeDataKind.LOCAL if rest:
-                root = Path(rest).expanduser().resolve()
-                if not root.is_dir():
-                    raise JudgeDataError(f"local annotated-set folder {root} does not exist")
-                return cls(JudgeDataKind.LOCAL, root=root)
-            case JudgeDataKind.HUB if rest.count("/") == 1 and all(rest.split("/")):
-                return cls(JudgeDataKind.HUB, repo=rest)
-            case _:
-                raise JudgeDataError(
-                    f"Unknown annotated-set source {spec!r}. Valid: sample, local:<dir>, hub:<org>/<name>."
-                )
-
-    @property
-    def label(self) -> str:
-        """``run.data`` of a results file: ``sample``, ``local:<dir name>`` or ``hub:<org>/<name>``."""
-        match self.kind:
-            case JudgeDataKind.SAMPLE:
-                return "sample"
-            case JudgeDataKind.LOCAL:
-                assert self.root is not None
-                return f"local:{self.name or self.root.name}"
-            case JudgeDataKind.HUB:
-                return f"hub:{self.repo}"
-            case _:
-                raise AssertionError(f"unhandled source kind {self.kind!r}")
 
 
 def _score(value: Any) -> int:
@@ -275,10 +225,24 @@ def _read_text(path: Path, what: str) -> str:
         raise JudgeDataError(f"{what} {path} cannot be read: {err.strerror}") from None
 
 
-def load_annotated_set(source: str | JudgeDataSource, *, hub_rows: HubRows | None = None) -> AnnotatedSet:
+def annotated_source(spec: str | DataSource) -> DataSource:
+    """An annotated set's source: ``sample``, ``local:<dir>`` or ``hub:<org>/<name>`` (a plain ``hub``
+    names no set: the paper's annotations may not be redistributed)."""
+    try:
+        src = spec if isinstance(spec, DataSource) else DataSource.parse(spec)
+    except DataSourceError as exc:
+        raise JudgeDataError(str(exc).replace("data source", "annotated-set source")) from None
+    if src.kind is DataSourceKind.HUB and src.repo is None:
+        raise JudgeDataError(
+            "a plain 'hub' names no annotated set. Valid: sample, local:<dir>, hub:<org>/<name>."
+        )
+    return src
+
+
+def load_annotated_set(source: str | DataSource, *, hub_rows: HubRows | None = None) -> AnnotatedSet:
     """Load and check the annotated set from ``sample``, ``local:<dir>`` or ``hub:<org>/<name>``."""
-    src = source if isinstance(source, JudgeDataSource) else JudgeDataSource.parse(source)
-    if src.kind is JudgeDataKind.HUB:
+    src = annotated_source(source)
+    if src.kind is DataSourceKind.HUB:
         assert src.repo is not None
         if hub_rows is None:
             raise JudgeDataError(f"reading the hub dataset {src.repo} needs the worker's datasets cache")
@@ -287,8 +251,9 @@ def load_annotated_set(source: str | JudgeDataSource, *, hub_rows: HubRows | Non
             (f"{name} row {i}", dict(row)) for i, row in enumerate(hub_rows(src.repo, HUB_SPLIT), start=1)
         )
         return AnnotatedSet(label=src.label, items=validate_annotated(rows, name))
-    assert src.root is not None
-    path = src.root / ANNOTATED_FILE
+    folder = src.folder(SAMPLE_DIR)
+    assert folder is not None
+    path = folder / ANNOTATED_FILE
     return AnnotatedSet(label=src.label, items=parse_annotated(_read_text(path, "annotated set"), str(path)))
 
 

@@ -24,17 +24,31 @@ the result columns (:mod:`leaderboard.tracks.judge.app.tables`) and the About pa
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
+
+from pydantic import model_validator
 
 from eval_queue.errors import EvalitaError
-from eval_queue.requests import request_variant
-from eval_queue.vocabulary import JudgeMode, Track
+from eval_queue.tracks import TrackOptions, option
 
-TRACK = Track.JUDGE
+#: The track's name in request and results files (its spec: :mod:`.spec`).
+TRACK = "judge"
+
+
+class JudgeMode(StrEnum):
+    """Judge track: what the judge model scores."""
+
+    #: The annotated set: the judge's scores are compared with human rubric scores.
+    META = "meta"
+    #: The generations of another run (``judge_target``, a results path).
+    GENERATIONS = "generations"
+
 
 #: Version of the rubric text.  Stored in every results file: figures obtained with
 #: different prompts are never put side by side silently.  Bump it when a prompt changes.
@@ -85,13 +99,54 @@ def harness_task_name(criterion: Criterion) -> str:
 def judge_variant(mode: JudgeMode, target: str | None = None) -> str | None:
     """The ``<variant>`` of a judge request's and results file's name (docs/TRACKS.md).
 
-    None for ``meta``; for ``generations``, ``gen-`` and a hash of the target results
-    path, so judging two runs of one model never collides.  The request's own rule
-    (:func:`eval_queue.requests.request_variant`) is the one source.
+    None for ``meta``; for ``generations``, ``gen-`` and 12 hex digits of the SHA-1 of the
+    target results path, so judging two runs of one model never collides and the name stays
+    short and safe whatever the path (the path itself is in the file).
     """
-    if mode is JudgeMode.GENERATIONS and not target:
-        raise ValueError("judging generations needs the results path of the run to judge")
-    return request_variant(Track.JUDGE, judge_mode=mode, judge_target=target)
+    if mode is JudgeMode.GENERATIONS:
+        if not target:
+            raise ValueError("judging generations needs the results path of the run to judge")
+        return "gen-" + hashlib.sha1(target.encode()).hexdigest()[:12]
+    return None
+
+
+class JudgeOptions(TrackOptions):
+    """What a judge request carries: what the judge scores (a target run implies its generations)."""
+
+    #: ``meta`` (None: the annotated set) or ``generations`` (of the run at ``judge_target``).
+    judge_mode: JudgeMode | None = option()
+    judge_target: str | None = option(
+        flag="--judge-target",
+        label="Judge the outputs of run … (optional results path; empty: the annotated set)",
+        help="judge: score the generations of this results file (default: the annotated set)",
+        placeholder="org/model/results_<timestamp>_<precision>_0shot.json",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _target_means_generations(cls, raw: Any) -> Any:
+        if isinstance(raw, dict):
+            target = raw.get("judge_target")
+            raw = {**raw, "judge_target": target.strip() or None if isinstance(target, str) else target}
+            if raw["judge_target"] and raw.get("judge_mode") is None:
+                raw["judge_mode"] = JudgeMode.GENERATIONS
+        return raw
+
+    @model_validator(mode="after")
+    def _target_with_generations(self) -> JudgeOptions:
+        wants_target = self.judge_mode is JudgeMode.GENERATIONS
+        if wants_target and not self.judge_target:
+            raise ValueError("judge_mode 'generations' needs judge_target (the results path to judge)")
+        if self.judge_target is not None and not wants_target:
+            raise ValueError("judge_target is only used with judge_mode 'generations'")
+        return self
+
+    @property
+    def mode(self) -> JudgeMode:
+        return self.judge_mode or JudgeMode.META
+
+    def variant(self) -> str | None:
+        return judge_variant(self.mode, self.judge_target)
 
 
 class UnknownCriterionError(EvalitaError, LookupError):

@@ -27,9 +27,8 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eval_queue.vocabulary import Track
 from leaderboard.core.schema import ResultsEnvelope
-from leaderboard.tracks.judge.definition import Criterion, JudgeMode
+from leaderboard.tracks.judge.definition import TRACK, Criterion, JudgeMode
 from leaderboard.tracks.judge.metrics import Agreement, Correlation, Figure, JudgedScore, NotEnoughData
 from leaderboard.tracks.judge.parse import ParseStatus
 
@@ -174,15 +173,20 @@ JudgeBody = Annotated[MetaBody | GenerationsBody, Field(discriminator="mode")]
 class JudgeResultsFile(ResultsEnvelope):
     """A judge run's results file: the shared envelope (docs/TRACKS.md) with the ``judge`` body.
 
-    Read with the inherited :meth:`~leaderboard.tracks.evalita.schema.ResultsEnvelope.from_json` (the
+    Read with the inherited :meth:`~leaderboard.core.schema.ResultsEnvelope.from_json` (the
     store's safe reader, then the migrations, then this schema); written to
-    :func:`~leaderboard.tracks.evalita.schema.results_file_path` with the request's variant.
+    :func:`~leaderboard.core.schema.results_file_path` with the request's variant.
     """
 
-    TRACK: ClassVar[Track] = Track.JUDGE
+    TRACK: ClassVar[str] = TRACK
 
-    track: Track = Track.JUDGE
+    track: str = TRACK
     judge: JudgeBody
+
+    @property
+    def comparable(self) -> bool:
+        """A full run on a published annotated set (``hub:…``); sample, local and limited runs are not."""
+        return self.run.data.startswith("hub") and self.run.limit is None
 
 
 class JudgeDetail(BaseModel):

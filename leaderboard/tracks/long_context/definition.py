@@ -30,10 +30,22 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from eval_queue.errors import EvalitaError
-from eval_queue.vocabulary import ContextSetting, Track
+from pydantic import field_validator
 
-TRACK = Track.LONG_CONTEXT
+from eval_queue.errors import EvalitaError
+from eval_queue.tracks import TrackOptions, canonical_subset, option
+
+#: The track's name in request and results files (its spec: :mod:`.spec`).
+TRACK = "long-context"
+
+
+class ContextSetting(StrEnum):
+    """Long-context track: how much of the book the model reads (first 10,000 / 50,000 words, or all)."""
+
+    K10 = "10k"
+    K50 = "50k"
+    FULL = "full"
+
 
 #: The dataset on the Hugging Face Hub (§3.5, footnote 4); all its splits are read and
 #: each QA item is routed to its question set by its ``kind`` field.
@@ -161,6 +173,25 @@ CONTEXT_SETTINGS: tuple[ContextSettingSpec, ...] = (
 CONTEXT_SETTING_SPECS: Mapping[ContextSetting, ContextSettingSpec] = MappingProxyType(
     {s.id: s for s in CONTEXT_SETTINGS}
 )
+
+
+class LongContextOptions(TrackOptions):
+    """What a long-context request carries: the context settings to run (None: all three)."""
+
+    context_settings: list[ContextSetting] | None = option(
+        flag="--context",
+        label="Context setting(s)",
+        help="long-context: only these settings (10k, 50k, full; default: all)",
+        choice_labels={s.id.value: s.label for s in CONTEXT_SETTINGS},
+    )
+
+    @field_validator("context_settings")
+    @classmethod
+    def _canonical(cls, value: list[ContextSetting] | None) -> list[ContextSetting] | None:
+        return canonical_subset(value, ContextSetting, "context_settings")
+
+    def variant(self) -> str | None:
+        return "-".join(s.value for s in self.context_settings) if self.context_settings else None
 
 
 def parse_settings(values: str | list[str] | tuple[str, ...] | None) -> tuple[ContextSetting, ...]:

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
-from eval_queue.vocabulary import Track
 from leaderboard.core.schema import ResultsEnvelope, RunInfo
 from leaderboard.tracks.long_context.definition import (
     QUESTION_SET_SPECS,
@@ -115,9 +114,9 @@ class LongContextResults(ResultsEnvelope):
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    TRACK: ClassVar[Track] = TRACK
+    TRACK: ClassVar[str] = TRACK
 
-    track: Track = TRACK
+    track: str = TRACK
     run: LongContextRunInfo
     settings: dict[ContextSetting, SettingResult]
 

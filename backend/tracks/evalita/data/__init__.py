@@ -42,14 +42,10 @@ API for the runner (``backend/runner.py``)::
   is unreachable.  This package does not import lm-eval.
 """
 
-from backend.tracks.evalita.data.errors import DataSourceError
 from backend.tracks.evalita.data.layout import LAYOUT_FILE, LayoutEntry, check_jsonl, load_layout
 from backend.tracks.evalita.data.sources import (
     INCLUDE_DIR_NAME,
-    SAMPLE_DATA_DIR,
     DataOverride,
-    DataSource,
-    DataSourceKind,
     check_data_source,
     prepare_include_path,
 )
@@ -61,6 +57,8 @@ from backend.tracks.evalita.data.upstream import (
     read_upstream_tasks,
     upstream_tasks_dir,
 )
+from leaderboard.core.datasource import DataSource, DataSourceError, DataSourceKind
+from leaderboard.tracks.evalita.definition import SAMPLE_DATA_DIR
 
 __all__ = [
     "INCLUDE_DIR_NAME",

@@ -10,8 +10,8 @@ from types import MappingProxyType
 
 import yaml
 
-from backend.tracks.evalita.data.errors import DataSourceError
 from backend.tracks.evalita.data.upstream import UpstreamTask
+from leaderboard.core.datasource import DataSourceError
 
 LAYOUT_FILE = Path(__file__).resolve().parent / "layout.yaml"
 _MAX_PROBLEMS = 5

@@ -36,14 +36,12 @@ import logging
 import shutil
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import yaml
 
-from backend.tracks.evalita.data.errors import DataSourceError
 from backend.tracks.evalita.data.layout import (
     MissingFile,
     check_jsonl,
@@ -58,51 +56,13 @@ from backend.tracks.evalita.data.upstream import (
     UpstreamTask,
     read_upstream_configs,
 )
+from leaderboard.core.datasource import DataSource, DataSourceError, DataSourceKind
+from leaderboard.tracks.evalita.definition import SAMPLE_DATA_DIR
 
 log = logging.getLogger(__name__)
 
-SAMPLE_DATA_DIR = Path(__file__).resolve().parents[4] / "leaderboard" / "tracks" / "evalita" / "sample_data"
 #: Name of the folder created inside ``workdir`` to hold the generated task YAMLs.
 INCLUDE_DIR_NAME = "lm_eval_data_override"
-
-
-class DataSourceKind(StrEnum):
-    HUB = "hub"
-    SAMPLE = "sample"
-    LOCAL = "local"
-
-
-@dataclass(frozen=True)
-class DataSource:
-    """Where the harness reads task data: ``hub``, ``sample`` or ``local:<dir>``."""
-
-    kind: DataSourceKind
-    root: Path | None = None
-
-    @classmethod
-    def parse(cls, spec: str) -> DataSource:
-        """Parse ``hub`` | ``sample`` | ``local:<dir>`` (the directory must exist)."""
-        kind, sep, rest = spec.strip().partition(":")
-        match kind:
-            case DataSourceKind.HUB if not sep:
-                return cls(DataSourceKind.HUB)
-            case DataSourceKind.SAMPLE if not sep:
-                return cls(DataSourceKind.SAMPLE, SAMPLE_DATA_DIR)
-            case DataSourceKind.LOCAL if rest:
-                root = Path(rest).expanduser().resolve()
-                if not root.is_dir():
-                    raise DataSourceError(f"local data directory {root} does not exist")
-                return cls(DataSourceKind.LOCAL, root)
-            case _:
-                raise DataSourceError(f"Unknown data source {spec!r}. Valid: hub, sample, local:<dir>.")
-
-    @property
-    def label(self) -> str:
-        """The value of ``run.data`` in a results file: ``hub``, ``sample`` or ``local:<dir name>``."""
-        if self.kind is DataSourceKind.LOCAL:
-            assert self.root is not None
-            return f"local:{self.root.name}"
-        return self.kind.value
 
 
 @dataclass(frozen=True)
@@ -164,6 +124,16 @@ def _selected(configs: UpstreamConfigs, tasks: Collection[str] | None) -> tuple[
     return tuple(task for task in configs.tasks if task.name in tasks)
 
 
+def _evalita_source(source: str | DataSource) -> DataSource:
+    """The source parsed; ``hub:<org>/<name>`` is refused (the tasks read their own upstream datasets)."""
+    src = source if isinstance(source, DataSource) else DataSource.parse(source)
+    if src.kind is DataSourceKind.HUB and src.repo is not None:
+        raise DataSourceError(
+            f"the Evalita tasks read their upstream datasets: use --data hub, sample or local:<dir>, not {src.label}"
+        )
+    return src
+
+
 def check_data_source(
     source: str | DataSource, tasks: Collection[str] | None = None, *, upstream_dir: Path | None = None
 ) -> dict[str, dict[str, Path]]:
@@ -174,19 +144,20 @@ def check_data_source(
     UTF-8 JSONL with the fields the harness reads.  ``hub`` is not checked here (the
     harness reads the HF datasets cache, or the hub).
     """
-    src = source if isinstance(source, DataSource) else DataSource.parse(source)
+    src = _evalita_source(source)
     if src.kind is DataSourceKind.HUB:
         return {}
-    assert src.root is not None
+    root = src.folder(SAMPLE_DATA_DIR)
+    assert root is not None
     layout = load_layout()
     selected = _selected(read_upstream_configs(upstream_dir), tasks)
     data_files: dict[str, dict[str, Path]] = {}
     missing: list[MissingFile] = []
     for task in selected:
-        data_files[task.name], task_missing = split_files(task, src.root, layout)
+        data_files[task.name], task_missing = split_files(task, root, layout)
         missing += task_missing
     if missing:
-        raise missing_files_error(src.root, missing)
+        raise missing_files_error(root, missing)
     checked: set[Path] = set()
     for task in selected:
         fields = layout_entry(task, layout).fields
@@ -211,7 +182,7 @@ def prepare_include_path(
     limits the override to the tasks a run needs — a subset run on a folder holding only
     those tasks' files —; with ``include_defaults=False`` any other task is then unknown.
     """
-    src = source if isinstance(source, DataSource) else DataSource.parse(source)
+    src = _evalita_source(source)
     if src.kind is DataSourceKind.HUB:
         return DataOverride(source=src, include_path=None)
     data_files = check_data_source(src, tasks, upstream_dir=upstream_dir)

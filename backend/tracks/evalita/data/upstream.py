@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from backend.tracks.evalita.data.errors import DataSourceError
+from leaderboard.core.datasource import DataSourceError
 
 # Config keys naming a split the harness reads.
 _SPLIT_KEYS = ("test_split", "fewshot_split", "validation_split", "training_split")

@@ -1,8 +1,7 @@
-"""The Evalita track's entry in the results registry: its parser and its export table.
+"""``python -m leaderboard export`` (the default track): the ranked table, or one row per prompt.
 
-The Evalita track predates ``leaderboard/tracks/`` (docs/TRACKS.md): its definition is
-:mod:`leaderboard.tracks.evalita.definition`, its results view :mod:`leaderboard.tracks.evalita.app.results`, its tables
-:mod:`leaderboard.tracks.evalita.app.tables`.  This module only plugs them into :mod:`leaderboard.tracks`.
+The spec names :func:`export_results`; the rows come from :mod:`.tables`, the runs from
+:mod:`.results` (what its parser kept of every Evalita file).
 """
 
 from __future__ import annotations
@@ -10,14 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from eval_queue.vocabulary import Track
-from leaderboard.tracks import ExportOptions, ExportTable, ResultsTrack
-from leaderboard.tracks.evalita.app.results import (
-    LoadedResults,
-    RunRecord,
-    loaded_from_records,
-    parse_evalita_file,
-)
+from leaderboard.export import ExportOptions, ExportTable, hidden_runs_note
+from leaderboard.tracks.evalita.app.results import LoadedResults, RunRecord, loaded_from_records
 from leaderboard.tracks.evalita.app.tables import (
     MAIN_SCORE_COLUMN,
     PERCENT_COLUMNS,
@@ -30,7 +23,7 @@ from leaderboard.tracks.evalita.app.tables import (
 from leaderboard.tracks.evalita.definition import SUITE
 
 
-def export_table(records: Mapping[str, RunRecord], options: ExportOptions) -> ExportTable:
+def export_results(records: Mapping[str, RunRecord], options: ExportOptions) -> ExportTable:
     """The ranked table (or, with ``options.prompts``, the per-prompt table) and what it leaves out."""
     loaded = loaded_from_records(records, [])
     if options.prompts:
@@ -38,7 +31,7 @@ def export_table(records: Mapping[str, RunRecord], options: ExportOptions) -> Ex
     else:
         table = ranking_table(loaded, options.num_fewshot, options.include_noncomparable)
     summary = PROMPT_SUMMARY if options.prompts else RANKING_SUMMARY
-    return ExportTable(table, PERCENT_COLUMNS, hidden_runs_note(loaded, options), summary)
+    return ExportTable(table, PERCENT_COLUMNS, _hidden(loaded, options), summary)
 
 
 #: ``export --format table``: rank, run, data, the mean CPS and each task's CPS (paper abbreviations).
@@ -68,7 +61,7 @@ PROMPT_SUMMARY: Mapping[str, str] = MappingProxyType(
 )
 
 
-def hidden_runs_note(loaded: LoadedResults, options: ExportOptions) -> tuple[str, ...]:
+def _hidden(loaded: LoadedResults, options: ExportOptions) -> tuple[str, ...]:
     """Say how many runs the table leaves out as not comparable, and how to show them."""
     if options.include_noncomparable:
         return ()
@@ -76,12 +69,4 @@ def hidden_runs_note(loaded: LoadedResults, options: ExportOptions) -> tuple[str
     if options.num_fewshot is not None:
         runs = runs[runs["num_fewshot"] == options.num_fewshot]
     hidden = int((~runs["comparable"].astype(bool)).sum()) if not runs.empty else 0
-    if not hidden:
-        return ()
-    return (
-        f"{hidden} run(s) not comparable with full runs on the official data (sample or local data, "
-        "a --limit, or a task subset) were left out; --include-noncomparable shows them",
-    )
-
-
-RESULTS: ResultsTrack[RunRecord] = ResultsTrack(Track.EVALITA, parse=parse_evalita_file, export=export_table)
+    return hidden_runs_note(hidden, "sample or local data, a --limit, or a task subset")

@@ -3,7 +3,7 @@
 ``load_results(storage)`` reads the store through the one reader
 (:func:`leaderboard.store.read_results_store`, which dispatches each file by its track),
 takes the Evalita files — each parsed through :class:`~leaderboard.tracks.evalita.schema.ResultsFile`
-into a :class:`RunRecord` by :func:`parse_evalita_file` —, reports (and skips) the files
+into a :class:`RunRecord` by :func:`parse_results_file` —, reports (and skips) the files
 that do not parse, keeps one file per (model, revision, precision, num_fewshot) — the
 newest comparable one if the run has any, else the newest — and returns two tidy
 :class:`pandas.DataFrame` s: one row per run, one row per run × task × prompt.  Nothing
@@ -27,12 +27,13 @@ import pandas as pd
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES
 from eval_queue.storage.base import Storage
-from eval_queue.vocabulary import RunRef, Track
-from leaderboard.core.schema import ModelInfo, RunInfo
+from eval_queue.vocabulary import RunRef
+from leaderboard.core.schema import ModelInfo
 from leaderboard.store import ResultsCache, StoreResults, is_results_file, read_results_store
-from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.definition import TASKS, TRACK
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
+    EvalitaRunInfo,
     ResultsFile,
     details_file_name,
     parse_details,
@@ -50,7 +51,7 @@ __all__ = [
     "evalita_results",
     "is_results_file",
     "load_results",
-    "parse_evalita_file",
+    "parse_results_file",
 ]
 
 logger = logging.getLogger(__name__)
@@ -110,14 +111,16 @@ class RunRecord:
     """
 
     model: ModelInfo
-    run: RunInfo
+    run: EvalitaRunInfo
     score_rows: tuple[_ScoreRow, ...]
     prompt_scores: PromptScores
+    #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
+    comparable: bool
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
         rows = tuple(_score_rows(path, results))
-        return cls(results.model, results.run, rows, _prompt_scores(rows))
+        return cls(results.model, results.run, rows, _prompt_scores(rows), results.comparable)
 
     @property
     def key(self) -> RunKey:
@@ -152,7 +155,7 @@ class LoadedResults:
         return MappingProxyType({record.key: record.prompt_scores for record in self.records})
 
 
-def parse_evalita_file(data: bytes, path: str) -> RunRecord:
+def parse_results_file(data: bytes, path: str) -> RunRecord:
     """An Evalita results file (``/1`` or ``/2``) as the record the tables need; :class:`MalformedFileError` if unusable."""
     return RunRecord.of(path, ResultsFile.from_json(data, path))
 
@@ -174,8 +177,8 @@ def evalita_results(store: StoreResults) -> LoadedResults:
     ``problems`` holds the Evalita files that do not parse and the files whose envelope
     could not be read (their track is unknown); another track's problems are its own.
     """
-    parsed: dict[str, RunRecord] = dict(store.records.get(Track.EVALITA, {}))
-    problems = sorted((*store.envelope_problems, *store.problems_of(Track.EVALITA)), key=lambda p: p.path)
+    parsed: dict[str, RunRecord] = dict(store.records.get(TRACK, {}))
+    problems = sorted((*store.envelope_problems, *store.problems_of(TRACK)), key=lambda p: p.path)
     return loaded_from_records(parsed, problems)
 
 
@@ -209,7 +212,7 @@ def _scores_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
 
 def _preference(path: str, record: RunRecord) -> tuple[bool, str, str]:
     """How a file ranks among its run's files: comparable first, then the newest, then the name."""
-    return (record.run.comparable, record.run.finished_at or "", path)
+    return (record.comparable, record.run.finished_at or "", path)
 
 
 def _newest_per_run(parsed: dict[str, RunRecord]) -> tuple[dict[str, RunRecord], list[str]]:
@@ -246,7 +249,7 @@ def _run_row(path: str, record: RunRecord) -> dict[str, object]:
         "license": model.license,
         "architecture": model.architecture,
         **{column: getattr(run, column) for column in RUN_INFO_COLUMNS},
-        "comparable": run.comparable,
+        "comparable": record.comparable,
         "results_path": path,
         "details_path": run.details_path,
     }
@@ -284,7 +287,7 @@ def _prompt_scores(rows: Iterable[_ScoreRow]) -> PromptScores:
     return MappingProxyType({task_id: MappingProxyType(prompts) for task_id, prompts in by_task.items()})
 
 
-def run_info(loaded: LoadedResults, key: RunKey) -> RunInfo | None:
+def run_info(loaded: LoadedResults, key: RunKey) -> EvalitaRunInfo | None:
     """The ``run`` block of the results file kept for ``key`` (what the run actually used), if any."""
     return next((record.run for record in loaded.records if record.key == key), None)
 

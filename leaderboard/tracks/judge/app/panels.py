@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import gradio as gr
 import pandas as pd
 
-from eval_queue.vocabulary import RunRef, Track, short_revision
+from eval_queue.vocabulary import RunRef, short_revision
 from leaderboard.core.numbers import percent
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
@@ -28,7 +28,7 @@ from leaderboard.tracks.judge.app.tables import (
     mean_column,
     unparsed_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA
+from leaderboard.tracks.judge.definition import CRITERIA, TRACK
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.tab import Component, Panel
@@ -47,7 +47,7 @@ def _judge_label(frame: pd.DataFrame) -> list[str]:
 
 
 def _judge_runs(ctx: AppContext) -> list[JudgeRun]:
-    return list(ctx.track_records(Track.JUDGE).values())
+    return list(ctx.track_records(TRACK).values())
 
 
 def task_panel_table(ctx: AppContext, task_id: str, num_fewshot: int) -> pd.DataFrame:
@@ -55,7 +55,7 @@ def task_panel_table(ctx: AppContext, task_id: str, num_fewshot: int) -> pd.Data
     means = criterion_means_table(_judge_runs(ctx), task=task_id)
     means = means[means["num_fewshot"] == num_fewshot]
     task = TASKS[task_id]
-    scores = ctx.results().loaded.prompt_scores
+    scores = views.current_board(ctx).loaded.prompt_scores
     shown = pd.DataFrame({"model": means["model"], "data": means["data"], "judge": _judge_label(means)})
     for prompt in task.prompt_ids:
         column = f"{task.metric_label} {prompt}"
@@ -131,7 +131,7 @@ class ModelJudgePanel(Panel):
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
         num_fewshot = state.shots.num_fewshot
         assert num_fewshot is not None
-        board = ctx.results()
+        board = views.current_board(ctx)
         run = views.run_of_key(board, state.model) if state.model else None
         if run is None:
             best = views.top_runs(board, 1)

@@ -17,7 +17,7 @@ from typing import ClassVar
 import gradio as gr
 import pandas as pd
 
-from eval_queue.vocabulary import Track, short_revision
+from eval_queue.vocabulary import short_revision
 from leaderboard.state import PageState, UrlField
 from leaderboard.tracks.judge.app.plots import (
     MAX_DISTRIBUTION_JUDGES,
@@ -36,7 +36,7 @@ from leaderboard.tracks.judge.app.tables import (
     latest,
     stat_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeMode
+from leaderboard.tracks.judge.definition import CRITERIA, TRACK, Criterion, JudgeMode
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -160,7 +160,7 @@ class JudgesTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        runs: list[JudgeRun] = list(ctx.track_records(Track.JUDGE).values())
+        runs: list[JudgeRun] = list(ctx.track_records(TRACK).values())
         table = judges_table(runs, include_noncomparable=state.all_runs)
         criterion = _criterion(state)
         data = agreement_set(table)

@@ -126,9 +126,8 @@ class JudgeRun:
 
     @property
     def comparable(self) -> bool:
-        """A full run on a published annotated set (``hub:…``); sample, local and limited runs are not."""
-        run = self.results.run
-        return run.data.startswith("hub") and run.limit is None
+        """The results file's own rule (:attr:`JudgeResultsFile.comparable`)."""
+        return self.results.comparable
 
     def _few_shot_key(self) -> str | None:
         shots = self.results.judge.few_shot

@@ -58,7 +58,7 @@ def _score(scores: SetScores, metric: Metric) -> float | None:
 
 
 def _selected(runs: Sequence[LongContextResults], include_noncomparable: bool) -> list[LongContextResults]:
-    return [r for r in runs if include_noncomparable or r.run.comparable]
+    return [r for r in runs if include_noncomparable or r.comparable]
 
 
 def _key(run: LongContextResults, setting: ContextSetting) -> dict[str, object]:
@@ -140,7 +140,7 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
         row = _key(run, setting) | {
             "data": run.run.data,
             "limit": run.run.limit,
-            "comparable": run.run.comparable,
+            "comparable": run.comparable,
         }
         for qs in QuestionSet:
             scores = result.sets[qs]

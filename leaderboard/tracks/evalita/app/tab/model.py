@@ -116,7 +116,7 @@ class ModelTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        board = ctx.results()
+        board = views.current_board(ctx)
         run, notices = self._run_of(board, state)
         choices = Choices(tuple(views.run_choices(board)), run.key if run else None)
         prompt_ids = TASKS[state.answers_task].prompt_ids

@@ -61,7 +61,7 @@ class PlotsTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        board = ctx.results()
+        board = views.current_board(ctx)
         num_fewshot = state.shots.num_fewshot
         assert num_fewshot is not None
         chosen = views.pick_runs(board, state.models)

@@ -169,7 +169,7 @@ class RankingTab(Tab):
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         filters = filters_of(state)
-        view = views.ranking_view(ctx.results(), state.setting, filters, state.sort)
+        view = views.ranking_view(views.current_board(ctx), state.setting, filters, state.sort)
         page = views.paged(view.table, state.ranking_page)
         return Rendered(
             values={

@@ -91,7 +91,7 @@ class TaskTab(Tab):
         task = TASKS[state.task]
         num_fewshot = state.shots.num_fewshot
         assert num_fewshot is not None
-        board = ctx.results()
+        board = views.current_board(ctx)
         models = views.task_models_view(board, task.id, num_fewshot, state.all_runs)
         page = views.paged(models, state.task_page)
         if page.total:

@@ -14,7 +14,7 @@ Every table listing runs ends with the hidden :data:`KEY_COLUMN` (a run's ``RunR
 
 from __future__ import annotations
 
-from leaderboard.tracks.evalita.app.views.board import Board
+from leaderboard.tracks.evalita.app.views.board import Board, current_board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
     META_COLUMNS,
@@ -121,6 +121,7 @@ __all__ = [
     "all_precisions",
     "apply_filters",
     "column_label",
+    "current_board",
     "datatypes",
     "details_path_of",
     "details_view",

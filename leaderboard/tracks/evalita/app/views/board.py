@@ -5,15 +5,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
 from eval_queue.vocabulary import FEWSHOT_SETTINGS, RunRef
+from leaderboard.store import StoreResults
 from leaderboard.tracks.evalita.app import tables
-from leaderboard.tracks.evalita.app.results import LoadedResults
+from leaderboard.tracks.evalita.app.results import LoadedResults, evalita_results
 from leaderboard.tracks.evalita.app.tables import RANK_COLUMN
-from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.definition import SUITE, TRACK
 
 T = TypeVar("T")
 #: Views a snapshot keeps (the oldest computed is dropped first).
@@ -34,6 +35,11 @@ class Board:
     _choices: list[tuple[str, str]] | None = field(default=None, repr=False)
     _memo: dict[tuple, object] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def of_store(cls, store: StoreResults) -> Board:
+        """The Evalita board of one read of the results store (the track's ``snapshot``)."""
+        return cls(evalita_results(store))
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -119,3 +125,13 @@ def _run_choices(runs: pd.DataFrame) -> list[tuple[str, str]]:
         label = ref.model if counts[model] == 1 else f"{ref.model} @ {ref.short_revision} · {ref.precision}"
         choices.append((label, ref.key))
     return choices
+
+
+class _Snapshots(Protocol):
+    def snapshot(self, track: str) -> Any: ...
+
+
+def current_board(ctx: _Snapshots) -> Board:
+    """The Evalita board of the app's latest read of the store (``AppContext.snapshot``)."""
+    board: Board = ctx.snapshot(TRACK)
+    return board

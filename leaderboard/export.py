@@ -1,0 +1,52 @@
+"""What ``python -m leaderboard export`` asks of a track, and what a track's export returns.
+
+A track's spec names its export (``TrackSpec.export``: ``export(records, ExportOptions) ->
+ExportTable``, records being ``{results path: what its results parser returned}``); the
+command (:mod:`leaderboard.__main__`) formats the table as CSV, JSON or an aligned table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """``python -m leaderboard export`` options a track's export may use."""
+
+    #: Evalita: only this few-shot setting (None: all).
+    num_fewshot: int | None = None
+    #: Evalita: one row per prompt instead of one per run.
+    prompts: bool = False
+    #: Also list runs that are not comparable with full runs on the official data.
+    include_noncomparable: bool = False
+
+
+@dataclass(frozen=True)
+class ExportTable:
+    """A track's export: the table, which columns hold 0–100 scores, and notes for stderr."""
+
+    table: pd.DataFrame
+    #: Columns printed with two decimals in CSV (``54.00``).
+    percent_columns: frozenset[str] = frozenset()
+    #: What a reader of the table must know, e.g. that rows were left out and how to show them.
+    notes: tuple[str, ...] = ()
+    #: ``--format table``: the columns a person reads first, with their short headers (empty: all).
+    summary: Mapping[str, str] = field(default_factory=dict)
+
+
+def hidden_runs_note(hidden: int, what: str) -> tuple[str, ...]:
+    """The one "runs left out" note: how many runs an export hid as not comparable, and how to show them.
+
+    ``what`` says what makes a run of the track not comparable (e.g. "sample or local data,
+    a --limit, or a task subset").
+    """
+    if not hidden:
+        return ()
+    return (
+        f"{hidden} run(s) not comparable with full runs on the official data ({what}) were left out; "
+        "--include-noncomparable shows them",
+    )

@@ -1,0 +1,44 @@
+"""The Evalita-LLM track's spec: what the rest of the product knows of it (registered in
+:data:`eval_queue.tracks.TRACKS`)."""
+
+from __future__ import annotations
+
+from eval_queue.tracks import TrackSpec, WorkerOption
+from leaderboard.tracks.evalita.definition import (
+    FEWSHOT_SETTINGS,
+    TRACK,
+    EvalitaOptions,
+    parse_task_ids,
+    suite_datasets,
+)
+
+_APP = "leaderboard.tracks.evalita.app"
+
+SPEC = TrackSpec(
+    name=TRACK,
+    label="Evalita-LLM",
+    summary="the ten Evalita-LLM tasks, every prompt, in the setting(s) you choose, ranked by CPS",
+    options=EvalitaOptions,
+    fewshot=FEWSHOT_SETTINGS,
+    worker_options=(
+        WorkerOption(
+            "--tasks",
+            "evalita: run only these task ids, e.g. wic,sa (a labelled subset run; default: all ten)",
+            parse=parse_task_ids,
+        ),
+    ),
+    hub_datasets=suite_datasets(),
+    results_type="leaderboard.tracks.evalita.schema:ResultsFile",
+    runner="backend.tracks.evalita.run:evaluate",
+    check_data="backend.tracks.evalita.run:check_data",
+    parse_results=f"{_APP}.results:parse_results_file",
+    export=f"{_APP}.export:export_results",
+    snapshot=f"{_APP}.views.board:Board.of_store",
+    tabs=(
+        f"{_APP}.tab.ranking:RankingTab",
+        f"{_APP}.tab.task:TaskTab",
+        f"{_APP}.tab.model:ModelTab",
+        f"{_APP}.tab.plots:PlotsTab",
+    ),
+    about=f"{_APP}.about:about_markdown",
+)

@@ -1,0 +1,43 @@
+"""The LLM-as-judge track's spec: what the rest of the product knows of it (registered in
+:data:`eval_queue.tracks.TRACKS`)."""
+
+from __future__ import annotations
+
+from eval_queue.tracks import PanelRef, TrackSpec, WorkerOption
+from leaderboard.core.datasource import DataSource
+from leaderboard.tracks.judge.definition import TRACK, JudgeOptions
+
+_APP = "leaderboard.tracks.judge.app"
+
+SPEC = TrackSpec(
+    name=TRACK,
+    label="LLM as judge",
+    summary="the model as a judge of Italian summaries on five rubric criteria, measured against people",
+    options=JudgeOptions,
+    worker_options=(
+        WorkerOption(
+            "--judge-data",
+            "judge: the annotated set, sample | local:<dir> | hub:<org>/<name> "
+            "(default: follows --data; local:<dir> reads <dir>/judge/annotated.jsonl)",
+            parse=DataSource.parse_spec,
+        ),
+    ),
+    prefetch_options=(
+        WorkerOption(
+            "--judge-set",
+            "also an annotated set for the judge track (the worker's --judge-data hub:ORG/NAME)",
+            metavar="ORG/NAME",
+        ),
+    ),
+    results_type="leaderboard.tracks.judge.schema:JudgeResultsFile",
+    runner="backend.tracks.judge.run:evaluate",
+    check_submission="leaderboard.tracks.judge.target:check_judge_target",
+    parse_results=f"{_APP}.results:parse_results_file",
+    export=f"{_APP}.export:export_results",
+    tabs=(f"{_APP}.tab:JudgesTab",),
+    panels=(
+        PanelRef("task", f"{_APP}.panels:TaskJudgePanel"),
+        PanelRef("model", f"{_APP}.panels:ModelJudgePanel"),
+    ),
+    about="leaderboard.tracks.judge.definition:about_markdown",
+)
