@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from backend.config import ExitCode, Outcome, WorkerConfig
+from backend.provenance import Publication, stamp_request
 from backend.signals import GATED_SIGNALS, SignalGate, WorkerInterrupted, disarm, signal_gate
 from backend.tracks import Evaluation, Progress, RunContext, StageError, TrackRunner, runner_for
 from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
@@ -287,10 +288,12 @@ def run_once(
                 evaluation = runner(request, config, context)
                 disarm(gate)
                 watchdog.stop()
+            # Provenance is the worker's, the same for every track: model block, ids, paths.
+            publication = stamp_request(request, config.worker_id, evaluation)
             if heartbeat.lost:
                 raise _LeaseLostSignal()
             # The heartbeat keeps renewing while publishing: a slow upload must not lose the lease.
-            _publish(stores, queue, request, config, evaluation)
+            _publish(stores, queue, request, config, publication)
             heartbeat.stop()
         except _LeaseLostSignal:
             stop_threads()
@@ -311,7 +314,7 @@ def run_once(
             stop_threads()  # idempotent: every path above has stopped them already
         if gate is not None and gate.pending:
             log.warning("stop requested while publishing: %s was finished first", rid)
-    log.info("%s FINISHED: %s", rid, evaluation.results_path)
+    log.info("%s FINISHED: %s", rid, publication.results_path)
     return Outcome.FINISHED
 
 
@@ -346,7 +349,7 @@ def _fail(queue: RequestQueue, rid: str, config: WorkerConfig, reason: str) -> O
 
 
 def _publish(
-    stores: Stores, queue: RequestQueue, request: EvalRequest, config: WorkerConfig, evaluation: Evaluation
+    stores: Stores, queue: RequestQueue, request: EvalRequest, config: WorkerConfig, evaluation: Publication
 ) -> None:
     rid = request.request_id
     try:

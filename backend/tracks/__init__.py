@@ -6,9 +6,9 @@ lease, and hands it to the runner its spec names (``TrackSpec.runner``)::
     evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation
 
 The runner evaluates (through :func:`backend.runner.run_harness`, the only importer of
-``lm_eval``/``torch``), and returns the results file, where it goes and the details
-files; the worker publishes them and finishes, fails or hands back the request exactly
-as for every track.  A runner reports harness progress to ``context.progress`` (the
+``lm_eval``/``torch``) and returns what the track computed (:class:`Evaluation`); the
+worker stamps the provenance (:mod:`backend.provenance`), publishes, and finishes, fails or
+hands back the request exactly as for every track.  A runner reports harness progress to ``context.progress`` (the
 stall watchdog reads it), raises :class:`StageError` to say at which stage a run failed,
 and never publishes anything itself.
 
@@ -25,12 +25,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from eval_queue.errors import EvalitaError
 from eval_queue.storage import Stores
 from eval_queue.tracks import TrackRegistry, UnknownTrackError, track_registry
-from leaderboard.core.schema import ResultsEnvelope
+from leaderboard.core.schema import RunInfo
 
 if TYPE_CHECKING:
     from backend.config import WorkerConfig
@@ -39,14 +39,23 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What a successful run hands to the worker to publish."""
+    """What a runner computed; the worker stamps who ran it and where it goes (:mod:`backend.provenance`).
 
-    #: The results file (any track's :class:`~leaderboard.tracks.evalita.schema.ResultsEnvelope` subclass).
-    results: ResultsEnvelope
-    #: Its path in the results store (:func:`leaderboard.tracks.evalita.schema.results_file_path`).
-    results_path: str
-    #: Per-sample details: path in the details store → file bytes (JSONL).
+    A runner fills only what the track knows: its run block (what ran, on which data: the
+    track's :class:`~leaderboard.core.schema.RunInfo` type, ``data`` set, provenance left empty),
+    its results body, its details files and the variant it covered.
+    """
+
+    #: The run block as the harness and the track know it (``data`` included).
+    run: RunInfo
+    #: The track's results body, by field of its results type (``{"tasks": …}``, ``{"settings": …}``).
+    body: Mapping[str, Any]
+    #: Per-sample details: file name inside the run's details folder → bytes (JSONL).
     details: Mapping[str, bytes]
+    #: What part of the track the run covered, as file names carry it (None: the whole track).
+    variant: str | None = None
+    #: The model's architecture as the harness loaded it (the request's when None).
+    architecture: str | None = None
 
 
 class Progress:

@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
+from backend.provenance import model_info, stamp
+from backend.tracks import Evaluation
 from backend.tracks.evalita.convert import (
     IncompleteRunError,
-    build_results_file,
     detail_records,
     details_files,
     harness_score,
+    task_results,
 )
 from eval_queue.requests import EvalRequest, ModelType, Precision
 from leaderboard.core.schema import RunInfo
@@ -43,6 +45,14 @@ def _harness_output(score: float = 0.5) -> tuple[dict[str, dict[str, Any]], dict
                 results[harness.name] = {f"{task.metric},none": score, f"{task.metric}_stderr,none": "N/A"}
                 n_samples[harness.name] = {"original": 10, "effective": 10}
     return results, n_samples
+
+
+def build_results_file(request: EvalRequest, run: RunInfo, results, n_samples) -> ResultsFile:
+    """The results file as the worker publishes it: the converted body, stamped with the request's model."""
+    evaluation = Evaluation(run, {"tasks": task_results(results, n_samples)}, {})
+    published = stamp(evaluation, track="evalita", model=model_info(request, run))
+    assert isinstance(published.results, ResultsFile)
+    return published.results
 
 
 def _run() -> RunInfo:
@@ -139,11 +149,16 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
         for harness in prompt.harness_tasks
     }
     assert len(samples) == len(all_harness_tasks())
-    folder, files = details_files(_request(), _run(), samples)
-
-    assert folder == "org/model/2026-11-22T11-00-00Z_bfloat16_0shot"
+    files = details_files(samples)
+    published = stamp(
+        Evaluation(_run(), {"tasks": {}}, files), track="evalita", model=model_info(_request(), _run())
+    )
+    folder = "org/model/2026-11-22T11-00-00Z_bfloat16_0shot"
+    assert published.results.run.details_path == folder and set(published.details) == {
+        f"{folder}/{n}" for n in files
+    }
     assert len(files) == sum(len(task.prompts) for task in SUITE)
-    ner_lines = files[f"{folder}/ner_p1.jsonl"].decode().splitlines()
+    ner_lines = files["ner_p1.jsonl"].decode().splitlines()
     assert [json.loads(line)["part"] for line in ner_lines] == ["adg", "fic", "wn"]
     record = DetailRecord.model_validate_json(ner_lines[0])
     assert (record.input, record.answer, record.target, record.score) == (
@@ -156,4 +171,4 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
 
 def test_details_for_a_prompt_without_samples_are_an_error() -> None:
     with pytest.raises(IncompleteRunError, match="wic/p1"):
-        details_files(_request(), _run(), {})
+        details_files({})

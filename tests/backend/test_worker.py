@@ -28,7 +28,7 @@ from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.tracks import TRACKS, TrackRegistry, track_registry, track_spec
-from leaderboard.core.schema import ModelInfo, RunInfo
+from leaderboard.core.schema import RunInfo
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
 
@@ -55,13 +55,10 @@ def _config(lease_s: float = 60.0) -> WorkerConfig:
 
 
 def _evaluation(request: EvalRequest) -> Evaluation:
-    results = ResultsFile(
-        model=ModelInfo(id=request.model, revision=request.revision),
-        run=RunInfo(num_fewshot=0, data="sample", finished_at="2026-11-22T12:00:00Z"),
-        tasks={"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=4)})},
-    )
     return Evaluation(
-        results, "org/model/results_2026-11-22T12-00-00Z.json", {"org/model/run/te_p1.jsonl": b"{}\n"}
+        RunInfo(num_fewshot=request.num_fewshot, data="sample", finished_at="2026-11-22T12:00:00Z"),
+        {"tasks": {"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=4)})}},
+        {"te_p1.jsonl": b"{}\n"},
     )
 
 
@@ -96,9 +93,13 @@ def test_a_successful_run_publishes_results_and_details_then_finishes(
     assert outcome is Outcome.FINISHED
     done = queue.get(request_.request_id)
     assert done.status is Status.FINISHED
-    assert done.results_path == "org/model/results_2026-11-22T12-00-00Z.json"
-    assert ResultsFile.from_json(stores.results.read(done.results_path), done.results_path).tasks["te"]
-    assert stores.details.read("org/model/run/te_p1.jsonl") == b"{}\n"
+    assert done.results_path == "org/model/results_2026-11-22T12-00-00Z_bfloat16_0shot.json"
+    results = ResultsFile.from_json(stores.results.read(done.results_path), done.results_path)
+    assert results.tasks["te"] and results.model.id == "org/model"
+    # The worker stamps the provenance: the runner returned none of it.
+    assert (results.run.request_id, results.run.worker_id) == (request_.request_id, "w1")
+    assert results.run.details_path == "org/model/2026-11-22T12-00-00Z_bfloat16_0shot"
+    assert stores.details.read(f"{results.run.details_path}/te_p1.jsonl") == b"{}\n"
 
 
 def test_an_evaluation_error_fails_the_request_with_stage_cause_and_log_tail(
@@ -235,9 +236,7 @@ def test_several_workers_never_run_the_same_request(stores: Stores) -> None:
         with lock:
             runs[request.request_id] += 1
         time.sleep(0.05)
-        done = _evaluation(request)
-        done = dataclasses.replace(done, results_path=f"{request.model}/results.json")
-        return done
+        return _evaluation(request)
 
     def work(worker_id: str) -> None:
         queue = RequestQueue(stores.requests)  # each worker its own queue object, like separate processes

@@ -32,10 +32,10 @@ from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.text import printable
 from leaderboard.__main__ import main as leaderboard_main
-from leaderboard.core.schema import ModelInfo, RunInfo
+from leaderboard.core.schema import RunInfo
 from leaderboard.tracks.evalita.app.results import load_results
 from leaderboard.tracks.evalita.app.views import current_board, queue_view
-from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult, parse_details
+from leaderboard.tracks.evalita.schema import PromptScore, TaskResult, parse_details
 from leaderboard.ui.context import AppContext
 from leaderboard.views.common import md_text
 from tests.hostile.corpus import (
@@ -169,16 +169,10 @@ def _snapshot(deployment: Deployment, store: str, cases: Iterable[Case]) -> dict
 
 def _evaluation(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
     finished = isoformat(datetime.now(UTC))
-    results = ResultsFile(
-        model=ModelInfo(id=request.model, revision=request.revision),
-        run=RunInfo(num_fewshot=request.num_fewshot, data="sample", finished_at=finished),
-        tasks={"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=4)})},
-    )
-    folder = f"{request.model}/{finished.replace(':', '-')}_run"
     return Evaluation(
-        results,
-        f"{request.model}/results_{finished.replace(':', '-')}_x.json",
-        {f"{folder}/te_p1.jsonl": GOOD_LINE},
+        RunInfo(num_fewshot=request.num_fewshot, data="sample", finished_at=finished),
+        {"tasks": {"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=4)})}},
+        {"te_p1.jsonl": GOOD_LINE},
     )
 
 

@@ -7,8 +7,10 @@ import json
 import pytest
 
 from backend.options import HarnessError, RunOptions
+from backend.provenance import stamp
 from backend.tracks.long_context.run import run_long_context
 from eval_queue.requests import EvalRequest, Precision
+from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults
 from tests.long_context.books import passage_book, summary_book, write_books
@@ -30,7 +32,7 @@ def test_run_reports_every_set_of_every_setting_and_what_was_cut(tmp_path, tiny_
     evaluation = run_long_context(
         _request(str(tiny_model_dir)), None, f"local:{lib}", tmp_path / "work", options
     )
-    results = evaluation.results
+    results = stamp(evaluation.evaluation(None), track="long-context", model=ModelInfo(id="org/m")).results
 
     assert results.track == "long-context" and results.schema_ == "evalita-llm-results/2"
     assert results.run.context_settings == list(ContextSetting)

@@ -13,9 +13,11 @@ import pytest
 
 from backend.embedded import EMBEDDED_MODEL_ID, repo_cache_dir, snapshot_is_complete
 from backend.options import RunOptions
+from backend.provenance import stamp
 from backend.tracks.long_context.run import run_long_context
 from eval_queue.requests import EvalRequest, Precision
 from eval_queue.settings import hub_cache_dir
+from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet
 from tests.long_context.books import passage_book, summary_book, write_books
 
@@ -45,7 +47,7 @@ def test_smollm2_answers_every_set_of_a_small_slice(tmp_path: Path, monkeypatch:
 
     evaluation = run_long_context(request, "10k", f"local:{lib}", tmp_path / "work", options)
 
-    results = evaluation.results
+    results = stamp(evaluation.evaluation(None), track="long-context", model=ModelInfo(id="org/m")).results
     assert list(results.settings) == [ContextSetting.K10]
     body = results.settings[ContextSetting.K10]
     assert set(body.sets) == set(QuestionSet)

@@ -26,13 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_queue.errors import EvalitaError
-from eval_queue.requests import EvalRequest
-from leaderboard.core.schema import ModelInfo, RunInfo, details_dir
-from leaderboard.tracks.evalita.definition import SUITE, TRACK, HarnessTask, PromptSpec, TaskKind, TaskSpec
+from leaderboard.tracks.evalita.definition import SUITE, HarnessTask, PromptSpec, TaskKind, TaskSpec
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     PromptScore,
-    ResultsFile,
     TaskResult,
     details_file_name,
 )
@@ -127,42 +124,6 @@ def task_results(
     return tasks
 
 
-def precision_run(request: EvalRequest, run: RunInfo) -> str:
-    """The precision shown and written in file names: the dtype the weights ran in.
-
-    A CPU run of a ``bfloat16`` request runs in float32; saying bfloat16 would mislabel
-    it.  What the request asked for stays in ``run.requested_precision``.
-    """
-    return run.dtype or request.precision.value
-
-
-def model_info(request: EvalRequest, run: RunInfo, architecture: str | None = None) -> ModelInfo:
-    return ModelInfo(
-        id=request.model,
-        revision=request.revision,
-        precision=precision_run(request, run),
-        params_b=request.params_b,
-        model_type=request.model_type.value,
-        license=request.license,
-        architecture=architecture or request.architecture,
-    )
-
-
-def build_results_file(
-    request: EvalRequest,
-    run: RunInfo,
-    results: Mapping[str, Mapping[str, Any]],
-    n_samples: Mapping[str, Mapping[str, int]],
-    *,
-    architecture: str | None = None,
-    suite: Sequence[TaskSpec] = SUITE,
-) -> ResultsFile:
-    """The results file of one run (validated by the schema)."""
-    return ResultsFile(
-        model=model_info(request, run, architecture), run=run, tasks=task_results(results, n_samples, suite)
-    )
-
-
 # --------------------------------------------------------------------------- details
 
 
@@ -219,26 +180,10 @@ def detail_records(
 
 
 def details_files(
-    request: EvalRequest,
-    run: RunInfo,
-    samples: Mapping[str, Sequence[Mapping[str, Any]]],
-    suite: Sequence[TaskSpec] = SUITE,
-    *,
-    variant: str | None = None,
-) -> tuple[str, dict[str, bytes]]:
-    """``(folder, {path: JSONL bytes})``: one ``<task>_<prompt>.jsonl`` per prompt in the details store.
-
-    The folder is named like the results file (finish time, precision run, setting and
-    ``variant``, e.g. a task subset).
-    """
-    folder = details_dir(
-        request.model,
-        run.finished_at or "",
-        precision_run(request, run),
-        request.num_fewshot,
-        TRACK,
-        variant,
-    )
+    samples: Mapping[str, Sequence[Mapping[str, Any]]], suite: Sequence[TaskSpec] = SUITE
+) -> dict[str, bytes]:
+    """``{file name: JSONL bytes}``: one ``<task>_<prompt>.jsonl`` per prompt (inside the run's details
+    folder, which the worker names); a prompt without outputs raises :class:`IncompleteRunError`."""
     files: dict[str, bytes] = {}
     for task in suite:
         for prompt in task.prompts:
@@ -250,5 +195,5 @@ def details_files(
                     )
             if not lines:
                 raise IncompleteRunError(f"no per-sample outputs for {task.id}/{prompt.id}")
-            files[f"{folder}/{details_file_name(task.id, prompt.id)}"] = ("\n".join(lines) + "\n").encode()
-    return folder, files
+            files[details_file_name(task.id, prompt.id)] = ("\n".join(lines) + "\n").encode()
+    return files

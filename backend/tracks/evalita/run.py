@@ -17,7 +17,6 @@ from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
-from leaderboard.core.schema import results_file_path
 from leaderboard.tracks.evalita.definition import (
     SUITE,
     EvalitaOptions,
@@ -107,29 +106,14 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         raise StageError("preparing the run", exc) from exc
     output = _run_harness(request, config, override.task_manager_kwargs(), harness_names, context)
     subset = subset_ids(tasks)
-    variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
-    run = EvalitaRunInfo.model_validate(
-        {
-            **output.run.model_dump(),
-            "data": override.label,
-            "request_id": request.request_id,
-            "worker_id": config.worker_id,
-            "tasks": subset,
-        }
-    )
+    run = EvalitaRunInfo.model_validate({**output.run.model_dump(), "data": override.label, "tasks": subset})
     try:
-        folder, details = convert.details_files(request, run, output.samples, tasks, variant=variant)
-        results = convert.build_results_file(
-            request,
-            run.model_copy(update={"details_path": folder}),
-            output.results,
-            output.n_samples,
-            architecture=output.architecture,
-            suite=tasks,
-        )
+        body = {"tasks": convert.task_results(output.results, output.n_samples, tasks)}
+        details = convert.details_files(output.samples, tasks)
     except EvalitaError as exc:
         raise StageError("converting the harness output", exc) from exc
-    return Evaluation(results, results_file_path(results, run.finished_at or "", variant), details)
+    variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
+    return Evaluation(run, body, details, variant, output.architecture)
 
 
 def _install_offline_metrics() -> None:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from backend.options import HarnessError, ModelRef, RunOptions
+from backend.provenance import precision_run, stamp
 from backend.tracks.judge.convert import JudgeRunError
 from backend.tracks.judge.run import DEFAULT_JUDGED_TASK, JudgeJob, run_judge
 from eval_queue.errors import EvalitaError
@@ -26,7 +27,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.judge.data import JudgeDataError
-from leaderboard.tracks.judge.definition import JudgeMode
+from leaderboard.tracks.judge.definition import TRACK, JudgeMode
 
 log = logging.getLogger("backend.tracks.judge")
 
@@ -101,7 +102,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     try:
         with tempfile.TemporaryDirectory(prefix="evalita-judge-") as workdir:
-            output = run_judge(
+            evaluation = run_judge(
                 job,
                 options=options,
                 workdir=Path(workdir),
@@ -115,10 +116,18 @@ def main(argv: Sequence[str]) -> int:
     except (HarnessError, JudgeRunError) as exc:
         print(f"judge run failed: {exc}", file=sys.stderr)
         return 1
-    for path, data in output.details.items():
+    # Outside the queue: no request or worker; the model block is the command line's, as it ran.
+    model = job.info.model_copy(
+        update={
+            "precision": precision_run(job.info.precision, evaluation.run),
+            "architecture": job.info.architecture or evaluation.architecture,
+        }
+    )
+    published = stamp(evaluation, track=TRACK, model=model)
+    for path, data in published.details.items():
         stores.details.write(path, data)
-    stores.results.write(output.results_path, output.results.to_json())
-    print(output.results_path)
+    stores.results.write(published.results_path, published.results.to_json())
+    print(published.results_path)
     return 0
 
 

@@ -22,8 +22,8 @@ whose output cannot be published raises :class:`~backend.tracks.judge.convert.Ju
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from backend.config import WorkerConfig
@@ -35,7 +35,7 @@ from backend.tracks.judge.convert import JudgeRunError
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from leaderboard.core.datasource import DataSource, DataSourceKind
-from leaderboard.core.schema import ModelInfo, details_dir, results_file_path
+from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.evalita.definition import EvalitaTask
 from leaderboard.tracks.judge.data import (
     ANNOTATED_FILE,
@@ -50,7 +50,6 @@ from leaderboard.tracks.judge.items import JudgeUnit, meta_units
 from leaderboard.tracks.judge.schema import (
     FewShotInfo,
     JudgedRun,
-    JudgeResultsFile,
     judge_details_file_name,
 )
 
@@ -74,7 +73,6 @@ class JudgeJob:
     task: str = DEFAULT_JUDGED_TASK
     #: Prompts of ``task`` to judge; empty: all of them.
     prompts: tuple[str, ...] = ()
-    request_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode is JudgeMode.GENERATIONS and not self.target:
@@ -105,18 +103,7 @@ class JudgeJob:
             ),
             mode=options.mode,
             target=options.judge_target,
-            request_id=request.request_id,
         )
-
-
-@dataclass(frozen=True)
-class JudgeOutput:
-    """What the worker publishes: the results file at ``results_path`` and ``{path: bytes}`` details."""
-
-    results: JudgeResultsFile
-    results_path: str
-    details_folder: str
-    details: Mapping[str, bytes] = field(default_factory=dict)
 
 
 def _units(
@@ -171,8 +158,10 @@ def run_judge(
     few_shot_path: Path | None = None,
     hub_rows: HubRows | None = None,
     on_progress: Callable[[str], None] | None = None,
-) -> JudgeOutput:
-    """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``)."""
+) -> Evaluation:
+    """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``).
+
+    Returns what the worker stamps and publishes (:func:`backend.provenance.stamp`)."""
     units, data_label, judged = _units(job, data, stores, hub_rows)
     few_shot = load_few_shot(few_shot_path) if few_shot_path else None
     shots: FewShotInfo | None = (
@@ -196,27 +185,13 @@ def run_judge(
     )
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
-    variant = job.variant
-    finished_at = output.run.finished_at or ""
-    # The precision shown and named in paths is the one the weights ran in (as for Evalita).
-    precision = output.run.dtype or job.info.precision
-    folder = details_dir(job.info.id, finished_at, precision, 0, TRACK, variant)
-    run = output.run.model_copy(
-        update={"data": data_label, "request_id": job.request_id, "details_path": folder}
-    )
+    run = output.run.model_copy(update={"data": data_label})
     body = (
         convert.meta_body(answers, shots)
         if judged is None
         else convert.generations_body(answers, judged, shots)
     )
-    info = job.info.model_copy(update={"precision": precision})
-    if not info.architecture and output.architecture:
-        info = info.model_copy(update={"architecture": output.architecture})
-    results = JudgeResultsFile(model=info, run=run, judge=body)
-    details = {
-        f"{folder}/{judge_details_file_name(c)}": lines for c, lines in convert.detail_lines(answers).items()
-    }
-    path = results_file_path(results, finished_at, variant)
+    details = {judge_details_file_name(c): lines for c, lines in convert.detail_lines(answers).items()}
     parsed = sum(a.answer.parsed for a in answers)
     log.info(
         "judge %s: %d answers, %d parsed (%.0f%%)",
@@ -225,7 +200,7 @@ def run_judge(
         parsed,
         100 * parsed / len(answers),
     )
-    return JudgeOutput(results=results, results_path=path, details_folder=folder, details=details)
+    return Evaluation(run, {"judge": body}, details, job.variant, output.architecture)
 
 
 def annotated_set_source(data: str, judge_data: str | None = None) -> DataSource:
@@ -273,7 +248,7 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     )
     log.info("judge %s@%s scores %s", job.judge.model_id, job.judge.revision, what)
     try:
-        output = run_judge(
+        evaluation = run_judge(
             job,
             options=config.harness,
             workdir=context.workdir,
@@ -287,4 +262,4 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         raise StageError("converting the judge's answers", exc) from exc
     except Exception as exc:  # the harness and the model: anything it raises is this stage's failure
         raise StageError("running the harness", exc) from exc
-    return Evaluation(output.results, output.results_path, output.details)
+    return evaluation

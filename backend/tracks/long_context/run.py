@@ -1,9 +1,10 @@
 """Evaluate one model on the long-context track: data → harness (once) → results + details.
 
-:func:`run_long_context` is what the worker's track-runner registry will call::
+The worker calls :func:`evaluate` (the spec's runner), which runs :func:`run_long_context`::
 
     evaluation = run_long_context(request, ["10k", "full"], "sample", workdir, RunOptions(...))
-    evaluation.results        # LongContextResults (schema evalita-llm-results/2, track long-context)
+    evaluation.run            # LongContextRunInfo (what ran, on which data)
+    evaluation.settings       # the results body: per setting, the sets' scores and the truncation
     evaluation.details        # {harness task: [LongContextDetail, ...]}
     evaluation.details_jsonl()  # {"<task>.jsonl": bytes}
 
@@ -28,18 +29,28 @@ from backend.tracks.long_context.data import LongContextData, prepare_long_conte
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
 from leaderboard.core.datasource import DataSource, DataSourceError
-from leaderboard.core.schema import RunInfo, details_dir, results_file_path
-from leaderboard.tracks.long_context.definition import TRACK, parse_settings
-from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
+from leaderboard.core.schema import RunInfo
+from leaderboard.tracks.long_context.definition import ContextSetting, parse_settings
+from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextRunInfo, SettingResult
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class LongContextEvaluation:
-    results: LongContextResults
+    """One run's run block, results body (per setting) and details, before the worker stamps them."""
+
+    run: LongContextRunInfo
+    settings: dict[ContextSetting, SettingResult]
     details: dict[str, list[LongContextDetail]]
     data: LongContextData
+    architecture: str | None = None
+
+    def evaluation(self, variant: str | None) -> Evaluation:
+        """What the worker publishes (:class:`~backend.tracks.Evaluation`) for a run of ``variant``."""
+        return Evaluation(
+            self.run, {"settings": self.settings}, self.details_jsonl(), variant, self.architecture
+        )
 
     def details_jsonl(self) -> dict[str, bytes]:
         """One JSONL file per harness task, named ``<task>.jsonl``."""
@@ -70,14 +81,11 @@ def drop_prompts(samples: Mapping[str, Sequence[MutableMapping[str, Any]]]) -> N
                 sample.pop(name, None)
 
 
-def _run_info(
-    request: EvalRequest, data: LongContextData, run: RunInfo, report: dict[str, Any]
-) -> LongContextRunInfo:
+def _run_info(data: LongContextData, run: RunInfo, report: dict[str, Any]) -> LongContextRunInfo:
     """The harness's run block plus what a long-context run adds."""
     return LongContextRunInfo(
-        **run.model_dump(exclude={"data", "request_id"}),
+        **run.model_dump(exclude={"data"}),
         data=data.label,
-        request_id=request.request_id,
         context_settings=sorted({t.setting for t in data.tasks}, key=list(parse_settings(None)).index),
         model_class=report.get("model_class"),
         prefix_reuse=report.get("reuse_prefix"),
@@ -103,7 +111,6 @@ def run_long_context(
     :class:`backend.tracks.evalita.convert.IncompleteRunError` when a task or score is missing.
     """
     from backend import runner
-    from backend.tracks.evalita.convert import model_info
     from backend.tracks.long_context import convert
     from backend.tracks.long_context.lm import MODEL_NAME
 
@@ -129,11 +136,7 @@ def run_long_context(
     settings_body = convert.settings_body(
         data.tasks, output.results, output.samples, windows, data.book_words, report.get("max_length")
     )
-    results = LongContextResults(
-        model=model_info(request, output.run, output.architecture),
-        run=_run_info(request, data, output.run, report),
-        settings=settings_body,
-    )
+    run = _run_info(data, output.run, report)
     for setting, result in settings_body.items():
         cut = result.truncation
         log.info(
@@ -147,14 +150,14 @@ def run_long_context(
             cut.context_tokens_mean,
         )
     details = convert.detail_records(data.tasks, output.samples, windows)
-    return LongContextEvaluation(results=results, details=details, data=data)
+    return LongContextEvaluation(run, settings_body, details, data, output.architecture)
 
 
 def check_data(config: WorkerConfig) -> None:
     """Before claiming a long-context request: can the worker's data source be read and prepared?
 
     Reads and checks every book and question (:func:`~.data.read_books`); raises
-    :class:`~backend.tracks.evalita.data.DataSourceError` naming the problem, before any model loads.
+    :class:`~leaderboard.core.datasource.DataSourceError` naming the problem, before any model loads.
     """
     from backend.tracks.long_context.data import read_books
 
@@ -162,12 +165,10 @@ def check_data(config: WorkerConfig) -> None:
 
 
 def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
-    """The track runner (:data:`backend.tracks.TRACK_RUNNERS`): the request's settings on the worker's data.
+    """The track's runner (its spec's ``runner``): the request's settings on the worker's data.
 
-    ``request.context_settings`` absent means all three.  The results file goes to
-    :func:`~leaderboard.tracks.evalita.schema.results_file_path`, one details file per harness task under
-    :func:`~leaderboard.tracks.evalita.schema.details_dir` (question, references, answer, letter, scores and
-    tokens seen; never the book).
+    No ``context_settings`` means all three.  One details file per harness task (question,
+    references, answer, letter, scores and tokens seen; never the book).
     """
     chosen = request.options.context_settings
     settings = [s.value for s in chosen] if chosen else None
@@ -185,10 +186,4 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         raise StageError(stage, exc) from exc
     except Exception as exc:  # lm-eval and torch raise their own types: the FAILED reason names them
         raise StageError("running the harness", exc) from exc
-    results = evaluation.results
-    finished = results.run.finished_at or ""
-    folder = details_dir(results.model.id, finished, results.model.precision, 0, TRACK, request.variant)
-    run = results.run.model_copy(update={"worker_id": config.worker_id, "details_path": folder})
-    results = results.model_copy(update={"run": run})
-    details = {f"{folder}/{name}": data for name, data in evaluation.details_jsonl().items()}
-    return Evaluation(results, results_file_path(results, finished, request.variant), details)
+    return evaluation.evaluation(request.variant)
