@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_queue.errors import EvalitaError
+from eval_queue.publication import run_stamp
 from eval_queue.requests import EvalRequest
 from eval_queue.vocabulary import Track
 from leaderboard.schema import (
@@ -231,12 +232,12 @@ def details_files(
 ) -> tuple[str, dict[str, bytes]]:
     """``(folder, {path: JSONL bytes})``: one ``<task>_<prompt>.jsonl`` per prompt in the details store.
 
-    The folder is named like the results file (finish time, precision run, setting and
-    ``variant``, e.g. a task subset).
+    The folder is named like the results file (the request's run stamp, precision run,
+    setting and ``variant``, e.g. a task subset): a rerun of the request writes the same folder.
     """
     folder = details_dir(
         request.model,
-        run.finished_at or "",
+        run_stamp(request),
         precision_run(request, run),
         request.num_fewshot,
         Track.EVALITA,

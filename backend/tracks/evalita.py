@@ -16,6 +16,7 @@ from backend import convert
 from backend.config import WorkerConfig
 from backend.tracks import Evaluation, RunContext, StageError
 from eval_queue.errors import EvalitaError
+from eval_queue.publication import run_stamp
 from eval_queue.requests import EvalRequest, request_variant
 from eval_queue.vocabulary import EvalitaTask, Track
 from leaderboard.schema import results_file_path
@@ -113,7 +114,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         )
     except EvalitaError as exc:
         raise StageError("converting the harness output", exc) from exc
-    return Evaluation(results, results_file_path(results, run.finished_at or "", variant), details)
+    # Named after the request's run stamp: a rerun of this request writes the same file.
+    return Evaluation(results, results_file_path(results, run_stamp(request), variant), details)
 
 
 def _install_offline_metrics() -> None:

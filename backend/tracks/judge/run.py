@@ -24,6 +24,7 @@ from pathlib import Path
 
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks.judge import convert, prepare
+from eval_queue.publication import run_stamp
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from eval_queue.vocabulary import Track
@@ -63,6 +64,8 @@ class JudgeJob:
     #: Prompts of ``task`` to judge; empty: all of them.
     prompts: tuple[str, ...] = ()
     request_id: str | None = None
+    #: Names the outputs (:func:`eval_queue.publication.run_stamp`); None: the finish time.
+    run_stamp: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode is JudgeMode.GENERATIONS and not self.target:
@@ -94,6 +97,7 @@ class JudgeJob:
             mode=mode,
             target=request.judge_target,
             request_id=request.request_id,
+            run_stamp=run_stamp(request),
         )
 
 
@@ -185,10 +189,11 @@ def run_judge(
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
     variant = job.variant
-    finished_at = output.run.finished_at or ""
+    # Named after the request's run stamp (a rerun writes the same paths), else the finish time.
+    stamp = job.run_stamp or output.run.finished_at or ""
     # The precision shown and named in paths is the one the weights ran in (as for Evalita).
     precision = output.run.dtype or job.info.precision
-    folder = details_dir(job.info.id, finished_at, precision, 0, Track.JUDGE, variant)
+    folder = details_dir(job.info.id, stamp, precision, 0, Track.JUDGE, variant)
     run = output.run.model_copy(
         update={"data": data_label, "request_id": job.request_id, "details_path": folder}
     )
@@ -204,7 +209,7 @@ def run_judge(
     details = {
         f"{folder}/{judge_details_file_name(c)}": lines for c, lines in convert.detail_lines(answers).items()
     }
-    path = results_file_path(results, finished_at, variant)
+    path = results_file_path(results, stamp, variant)
     parsed = sum(a.answer.parsed for a in answers)
     log.info(
         "judge %s: %d answers, %d parsed (%.0f%%)",

@@ -27,6 +27,7 @@ from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
 from eval_queue.errors import EvalitaError
+from eval_queue.publication import run_stamp
 from eval_queue.requests import EvalRequest
 from leaderboard.schema import RunInfo, details_dir, results_file_path
 from leaderboard.tracks.long_context.definition import TRACK, parse_settings
@@ -185,9 +186,9 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     except Exception as exc:  # lm-eval and torch raise their own types: the FAILED reason names them
         raise StageError("running the harness", exc) from exc
     results = evaluation.results
-    finished = results.run.finished_at or ""
-    folder = details_dir(results.model.id, finished, results.model.precision, 0, TRACK, request.variant)
+    stamp = run_stamp(request)  # not the finish time: a rerun of this request writes the same paths
+    folder = details_dir(results.model.id, stamp, results.model.precision, 0, TRACK, request.variant)
     run = results.run.model_copy(update={"worker_id": config.worker_id, "details_path": folder})
     results = results.model_copy(update={"run": run})
     details = {f"{folder}/{name}": data for name, data in evaluation.details_jsonl().items()}
-    return Evaluation(results, results_file_path(results, finished, request.variant), details)
+    return Evaluation(results, results_file_path(results, stamp, request.variant), details)
