@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from backend.options import RunOptions
-from eval_queue.retry import RetryPolicy
+from eval_queue.retry import StoreRetry
 
 DEFAULT_LEASE_S = 900.0
 DEFAULT_POLL_S = 60.0
@@ -19,7 +19,7 @@ DEFAULT_POLL_S = 60.0
 #: Generous: loading a large model, or lm-eval's bootstrap of an F1 stderr, reports none.
 DEFAULT_STALL_S = 1800.0
 #: Outside the harness (claiming, publishing) the main thread makes store calls, each bounded
-#: by the hub timeouts and :class:`~eval_queue.retry.RetryPolicy` (about 7 minutes at worst).
+#: by the hub timeouts and :class:`~eval_queue.retry.StoreRetry` (about 7 minutes at worst).
 #: If it shows no sign of life for this long it is hung where no timeout reaches (e.g. a
 #: stuck file system): the heartbeat stops renewing, so that its lease expires and the
 #: request moves on.  During the run the limit is ``stall_s`` plus this.
@@ -90,7 +90,7 @@ class WorkerConfig:
     #: Seconds between lease renewals; None: a third of the lease, at least half a second.
     heartbeat_every_s: float | None = None
     #: How store calls that carry a finished run (publish, finish, fail) are retried.
-    store_retry: RetryPolicy = field(default_factory=RetryPolicy)
+    store_retry: StoreRetry = field(default_factory=StoreRetry)
 
     @property
     def heartbeat_s(self) -> float:

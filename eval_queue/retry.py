@@ -47,7 +47,7 @@ def is_transient(exc: BaseException) -> bool:
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
+class StoreRetry:
     """``attempts`` tries of a call, pausing ``uniform(0, min(max_s, base_s * 2**n))`` after the n-th.
 
     With the defaults and the default hub timeouts (10 s to connect, 60 s to read) one call
