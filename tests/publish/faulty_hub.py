@@ -52,9 +52,11 @@ class HubFault:
     kind: FaultKind | None = None
     at: int = -1
     hold_s: float = 1.0
-    #: Random faults instead of one: each eligible request fails with this probability.
+    #: Random faults instead of one: each request fails with this probability, with a kind
+    #: drawn from ``kinds`` (those that apply to it).
     rate: float = 0.0
     rng: Any = None
+    kinds: tuple[FaultKind, ...] = tuple(FaultKind)
     armed: bool = False
     seen: int = 0
     fired: int = 0
@@ -69,8 +71,8 @@ class HubFault:
                 self.burst_left -= 1
                 return FaultKind.BURST
             if self.rate:
-                kinds = [k for k in FaultKind if is_commit or not k.commits_only]
-                if self.rng.random() >= self.rate:
+                kinds = [k for k in self.kinds if is_commit or not k.commits_only]
+                if not kinds or self.rng.random() >= self.rate:
                     return None
                 kind = self.rng.choice(kinds)
             else:
