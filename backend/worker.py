@@ -424,13 +424,20 @@ def _hand_back(
     """Back to PENDING: ``release`` (a stop, or ``store``: the store could not be used; neither
     counts), or ``retry_later`` (a stall: counted as an attempt).
 
-    One try: if the store refuses it too, the request stays RUNNING and its expired lease
-    is judged by its phase (a run that never started, or that was publishing, is not counted).
+    After store trouble the release is retried like the publish steps (the outage may be
+    ending).  If the store still refuses, the request stays RUNNING and its expired lease
+    is judged by its phase: a run that never started, or that was publishing, is not
+    counted; a run in progress is (the reaper cannot tell an outage longer than the retries
+    and the lease from a crash, and says so).
     """
     try:
         if count_attempt:
             handed = queue.retry_later(rid, config.worker_id, note)
             log.error("%s: %s; the request is %s again", rid, note, handed.status.value)
+        elif store:
+            config.store_retry.call(
+                f"{rid}: handing it back", lambda: queue.release(rid, config.worker_id, note)
+            )
         else:
             queue.release(rid, config.worker_id, note)
             if store:

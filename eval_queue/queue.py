@@ -376,6 +376,8 @@ class RequestQueue:
 
         def change(request: EvalRequest) -> EvalRequest:
             _check_holder(request, worker_id)
+            if request.phase is RunPhase.RUNNING:
+                return request  # our earlier try was made: nothing to write (the heartbeat renews)
             lease = self._lease_until(lease_s)
             return request.model_copy(update={"phase": RunPhase.RUNNING, "lease_expires": lease})
 
@@ -393,6 +395,8 @@ class RequestQueue:
 
         def change(request: EvalRequest) -> EvalRequest:
             _check_holder(request, worker_id)
+            if request.phase is RunPhase.PUBLISHING and request.results_path == results_path:
+                return request  # our earlier try was made: nothing to write (the heartbeat renews)
             update = {
                 "phase": RunPhase.PUBLISHING,
                 "results_path": results_path,
@@ -639,7 +643,9 @@ class RequestQueue:
                     claimed_by=None, lease_expires=None, results_path=None,
                 )  # fmt: skip
             return self._lost_run(
-                request, f"{expired} during the run (the worker stopped renewing it: crashed, killed or hung)"
+                request,
+                f"{expired} during the run (the worker stopped renewing it: crashed, killed, hung, "
+                "or cut off from the store)",
             )
 
         return change
@@ -650,8 +656,8 @@ class RequestQueue:
         if attempts >= self.max_attempts:
             error = (
                 f"gave up after {attempts} attempts that each ended with an expired lease during the run; "
-                f"last: {lost}. The run probably crashes the worker (e.g. out of memory); check the "
-                "worker's log, then requeue."
+                f"last: {lost}. The run probably crashes the worker (e.g. out of memory), unless the "
+                "store was unreachable for longer than a lease each time; check the worker's log, then requeue."
             )
             return self._moved(
                 request, Status.FAILED, "queue", lost, attempts=attempts, error=error, lease_expires=None

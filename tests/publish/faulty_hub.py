@@ -57,6 +57,8 @@ class HubFault:
     rate: float = 0.0
     rng: Any = None
     kinds: tuple[FaultKind, ...] = tuple(FaultKind)
+    #: Random faults on commits only.
+    commits_only: bool = False
     armed: bool = False
     seen: int = 0
     fired: int = 0
@@ -71,7 +73,7 @@ class HubFault:
                 self.burst_left -= 1
                 return FaultKind.BURST
             if self.rate:
-                kinds = [k for k in self.kinds if is_commit or not k.commits_only]
+                kinds = [k for k in self.kinds if is_commit or not (k.commits_only or self.commits_only)]
                 if not kinds or self.rng.random() >= self.rate:
                     return None
                 kind = self.rng.choice(kinds)

@@ -50,6 +50,8 @@ class StoreFault:
     rate: float = 0.0
     rng: Any = None
     kinds: tuple[StoreFaultKind, ...] = tuple(StoreFaultKind)
+    #: With ``rate``: at most this many faults (None: no end), e.g. an outage of n calls.
+    limit: int | None = None
     armed: bool = False
     seen: int = 0
     fired: list[str] = field(default_factory=list)
@@ -62,6 +64,8 @@ class StoreFault:
             if self.thread is not None and not threading.current_thread().name.startswith(self.thread):
                 return None
             if self.rate:
+                if self.limit is not None and len(self.fired) >= self.limit:
+                    return None
                 if self.rng.random() >= self.rate:
                     return None
                 kind = self.rng.choice(self.kinds)
