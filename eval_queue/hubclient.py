@@ -5,9 +5,10 @@ Timeouts are set in one place, :func:`install_hub_timeouts`, from
 through one shared ``httpx`` client whose default has no timeout, and several of its
 calls (``repo_info``, ``list_repo_tree``, ``create_commit``) pass ``timeout=None``
 explicitly, which overrides a client-wide default.  So the client is built with a
-transport that fills in our connect and read timeouts wherever a request left them
-unset; a call that sets its own (the file downloads do) keeps it.  Without this, a hub
-that accepts a request and never answers holds the caller for ever.
+transport that applies our connect and read timeouts to every request: where a request
+left them unset, and as a cap where it set a longer one.  Without this, a hub that accepts
+a request and never answers holds the caller for ever.  (A download that times out is
+resumed a few times by the library itself; each try is bounded the same way.)
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def client_factory(timeouts: HubTimeouts) -> Callable[[], Any]:
     http = _http_module()
 
     class TimeoutTransport(http.HTTPTransport):  # type: ignore[misc,name-defined]
-        """Fills in the connect/read/write/pool timeouts a request left unset (``None``)."""
+        """Applies the connect/read/write/pool timeouts: fills unset ones, caps longer ones."""
 
         def handle_request(self, request: Any) -> Any:
             wanted = {
@@ -57,7 +58,7 @@ def client_factory(timeouts: HubTimeouts) -> Callable[[], Any]:
                 "pool": timeouts.connect_s,
             }
             given = dict(request.extensions.get("timeout") or {})
-            request.extensions["timeout"] = {k: given.get(k) or v for k, v in wanted.items()}
+            request.extensions["timeout"] = {k: min(given.get(k) or v, v) for k, v in wanted.items()}
             return super().handle_request(request)
 
     def factory() -> Any:
