@@ -138,9 +138,12 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
         for harness in prompt.harness_tasks
     }
     assert len(samples) == len(all_harness_tasks())
-    folder, files = details_files(_request(), _run(), samples)
+    claimed = _request().model_copy(update={"run_stamp": "2026-11-22T10:05:00Z"})
+    folder, files = details_files(claimed, _run(), samples)
 
-    assert folder == "org/model/2026-11-22T11-00-00Z_bfloat16_0shot"
+    # Named after the request's run stamp (its first claim), not the finish time: a rerun
+    # of the request writes the same folder.
+    assert folder == "org/model/2026-11-22T10-05-00Z_bfloat16_0shot"
     assert len(files) == sum(len(task.prompts) for task in SUITE)
     ner_lines = files[f"{folder}/ner_p1.jsonl"].decode().splitlines()
     assert [json.loads(line)["part"] for line in ner_lines] == ["adg", "fic", "wn"]

@@ -247,3 +247,19 @@ def test_storage_errors_say_whether_trying_again_may_help() -> None:
 
     assert is_transient(TransientStorageError("503")) and is_transient(ConflictError("busy"))
     assert not is_transient(AlreadyExistsError("there")) and not is_transient(StorageError("403"))
+
+
+def test_every_track_names_its_outputs_after_the_request_run_stamp() -> None:
+    from backend.tracks.judge.run import JudgeJob
+    from eval_queue.vocabulary import Track
+
+    judge = EvalRequest(
+        model="org/judge",
+        revision="c" * 40,
+        track=Track.JUDGE,
+        submitted_time="2026-03-01T08:00:00Z",
+        run_stamp="2026-03-01T09:30:00Z",
+    )
+    assert JudgeJob.from_request(judge).run_stamp == "2026-03-01T09:30:00Z"
+    never_claimed = judge.model_copy(update={"run_stamp": None})
+    assert JudgeJob.from_request(never_claimed).run_stamp == "2026-03-01T08:00:00Z"
