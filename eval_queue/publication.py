@@ -16,8 +16,10 @@ test the worker, the next claim and the reaper use to complete a run to FINISHED
 
 from __future__ import annotations
 
+from eval_queue.errors import UnreadableFileError
 from eval_queue.requests import EvalRequest, isoformat, parse_time
 from eval_queue.storage.base import Storage
+from eval_queue.storage.paths import check_path
 
 
 def run_stamp(request: EvalRequest) -> str:
@@ -42,6 +44,11 @@ def details_prefix(request: EvalRequest) -> str:
 def results_published(results: Storage, path: str) -> bool:
     """Whether the results store holds ``path`` (a listing, nothing downloaded).
 
+    A path that is not a safe store path (a crafted request file) is never published.
     Raises ``StorageError`` when the store cannot say: the caller must then not decide.
     """
+    try:
+        check_path(path)
+    except UnreadableFileError:
+        return False
     return path in results.versions(path)

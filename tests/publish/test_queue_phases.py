@@ -263,3 +263,15 @@ def test_every_track_names_its_outputs_after_the_request_run_stamp() -> None:
     assert JudgeJob.from_request(judge).run_stamp == "2026-03-01T09:30:00Z"
     never_claimed = judge.model_copy(update={"run_stamp": None})
     assert JudgeJob.from_request(never_claimed).run_stamp == "2026-03-01T08:00:00Z"
+
+
+def test_a_crafted_results_path_is_never_taken_for_published_results(
+    queue: RequestQueue, clock: Clock
+) -> None:
+    rid = _add(queue)
+    _claimed(queue)
+    queue.start(rid, "w1", lease_s=10)
+    queue.begin_publishing(rid, "w1", 10, "../../etc/passwd")
+    clock.advance(11)
+    (back,) = queue.reap_expired()
+    assert back.status is Status.PENDING and back.results_path is None
