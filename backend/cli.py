@@ -192,7 +192,7 @@ def main(argv: Sequence[str]) -> int:
     from backend.worker import next_track, run_once
 
     stores = open_stores(settings)
-    queue = RequestQueue(stores.requests, secrets=settings.secrets)
+    queue = RequestQueue(stores.requests, secrets=settings.secrets, results=stores.results)
     # The data check is the track's: it asks the runner of the track it is about to claim.
     try:
         check_track_data(next_track(queue) or DEFAULT_TRACK, config)

@@ -13,22 +13,34 @@ from enum import IntEnum
 from typing import Any
 
 from backend.options import RunOptions
+from eval_queue.retry import StoreRetry
 
 DEFAULT_LEASE_S = 900.0
 DEFAULT_POLL_S = 60.0
 #: A run whose harness reports no progress for this long is stopped (``--stall-s``).
 #: Generous: loading a large model, or lm-eval's bootstrap of an F1 stderr, reports none.
 DEFAULT_STALL_S = 1800.0
+#: Outside the harness (claiming, publishing) the main thread makes store calls, each bounded
+#: by the hub timeouts and :class:`~eval_queue.retry.StoreRetry` (about 7 minutes at worst).
+#: If it shows no sign of life for this long it is hung where no timeout reaches (e.g. a
+#: stuck file system): the heartbeat stops renewing, so that its lease expires and the
+#: request moves on.  During the run the limit is ``stall_s`` plus this.
+DEFAULT_BLOCKED_S = 600.0
 
 
 class ExitCode(IntEnum):
     """Exit status of ``python -m backend``."""
 
-    OK = 0  # the request FINISHED, or there was nothing to do (serve: stopped cleanly)
+    # The request FINISHED with its results (also when the answer to the finish was lost and
+    # the state was read back), or there was nothing to do (serve: stopped cleanly).
+    OK = 0
     FAILED = 1  # the evaluation failed: the request is FAILED with a reason (or its lease was lost)
     USAGE = 2  # bad usage or configuration: nothing was claimed
     INTERRUPTED = 3  # SIGTERM/SIGINT or a stalled harness: the request was handed back to PENDING
-    STORE_UNAVAILABLE = 4  # the store could not be reached (hub outage, lock timeout): retry later
+    # The store could not be reached (hub outage, lock timeout) even after retries: nothing was
+    # claimed, or the request was handed back without counting an attempt, or its results are
+    # published but it is not marked FINISHED yet (the next claim completes it).  Retry later.
+    STORE_UNAVAILABLE = 4
     DATA_UNAVAILABLE = 5  # the worker's data source lacks files: nothing was claimed (fix the data)
 
 
@@ -71,9 +83,17 @@ class WorkerConfig:
     stall_s: float = DEFAULT_STALL_S
     harness: RunOptions = field(default_factory=RunOptions)
     #: The options tracks add to the worker (``TrackSpec.worker_options``), by dest, parsed;
-    #: an option not given is absent (each track's runner reads its own: ``--tasks``, ``--judge-data``).
+    #: an option not given is absent (each track's runner reads its own).
     track_options: Mapping[str, Any] = field(default_factory=dict)
+    #: Main-thread silence after which the heartbeat stops renewing (:data:`DEFAULT_BLOCKED_S`).
+    blocked_s: float = DEFAULT_BLOCKED_S
+    #: Seconds between lease renewals; None: a third of the lease, at least half a second.
+    heartbeat_every_s: float | None = None
+    #: How store calls that carry a finished run (publish, finish, fail) are retried.
+    store_retry: StoreRetry = field(default_factory=StoreRetry)
 
     @property
     def heartbeat_s(self) -> float:
+        if self.heartbeat_every_s is not None:
+            return self.heartbeat_every_s
         return max(self.lease_s / 3.0, 0.5)

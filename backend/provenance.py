@@ -4,7 +4,8 @@ A track's runner only computes (:class:`~backend.tracks.Evaluation`: its run blo
 body, its details files by name, the variant it covered).  :func:`stamp` turns that into what
 is published, the same way for every track: the model block (from the request, with the
 precision the weights ran in), ``request_id``, ``worker_id``, ``details_path``, the results
-file's path and each details file's path.  A body the track's results type refuses fails here,
+file's path and each details file's path — named after the request's run stamp, so that a
+retry or a rerun of the request writes the very same paths (issue 24's path rule).  A body the track's results type refuses fails here,
 as "converting the harness output".
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from backend.tracks import Evaluation, StageError
 from eval_queue.errors import MalformedFileError
+from eval_queue.publication import run_stamp
 from eval_queue.requests import EvalRequest
 from eval_queue.tracks import track_spec
 from leaderboard.core.schema import ModelInfo, ResultsEnvelope, RunInfo, details_dir, results_file_path
@@ -58,11 +60,17 @@ def stamp(
     model: ModelInfo,
     request_id: str | None = None,
     worker_id: str | None = None,
+    named_at: str | None = None,
 ) -> Publication:
-    """The results file of ``evaluation`` with its provenance, its path and its details' paths."""
+    """The results file of ``evaluation`` with its provenance, its path and its details' paths.
+
+    ``named_at`` is the time the paths carry: the request's run stamp
+    (:func:`eval_queue.publication.run_stamp`, so that a rerun writes the same paths), else
+    the run's finish time.
+    """
     run = evaluation.run
-    finished_at = run.finished_at or ""
-    folder = details_dir(model.id, finished_at, model.precision, run.num_fewshot, track, evaluation.variant)
+    named_at = named_at or run.finished_at or ""
+    folder = details_dir(model.id, named_at, model.precision, run.num_fewshot, track, evaluation.variant)
     run = run.model_copy(update={"request_id": request_id, "worker_id": worker_id, "details_path": folder})
     results_type: type[ResultsEnvelope] = track_spec(track).load("results_type")
     try:
@@ -78,17 +86,18 @@ def stamp(
     except MalformedFileError as exc:
         raise StageError("converting the harness output", exc) from exc
     details = {f"{folder}/{name}": data for name, data in evaluation.details.items()}
-    return Publication(results, results_file_path(results, finished_at, evaluation.variant), details)
+    return Publication(results, results_file_path(results, named_at, evaluation.variant), details)
 
 
 def stamp_request(request: EvalRequest, worker_id: str, evaluation: Evaluation) -> Publication:
-    """:func:`stamp` for a claimed request: its track, its model, its id, this worker."""
+    """:func:`stamp` for a claimed request: its track, its model, its id, this worker, its run stamp."""
     return stamp(
         evaluation,
         track=request.track,
         model=model_info(request, evaluation.run, evaluation.architecture),
         request_id=request.request_id,
         worker_id=worker_id,
+        named_at=run_stamp(request),
     )
 
 

@@ -1,19 +1,27 @@
 """One run of the worker: claim a request, evaluate it with its track's runner, publish, record the outcome.
 
 ``run_once`` claims the next request (fair order, compare-and-swap, so several workers
-on one queue never run the same request), renews its lease from a heartbeat thread
+on one queue never run the same request), marks the run started (phase ``running``:
+from now on a lost lease counts as an attempt), renews its lease from a heartbeat thread
 while the track's runner (:mod:`backend.tracks`) evaluates it, then
 
-* publishes the per-sample details and the results file and marks it FINISHED, or
+* publishes the per-sample details and the results file and marks it FINISHED
+  (:mod:`backend.publish`: one transaction, each step retried on transient errors), or
 * marks it FAILED with a readable reason (what failed, where) and a short log tail, or
 * on SIGTERM/SIGINT hands it back to PENDING (``release``), or
 * if the harness makes no progress for ``config.stall_s``, stops the run and hands the
   request back counting an attempt (``retry_later``: FAILED once attempts run out), or
 * if the heartbeat finds the lease lost (expired and re-claimed, or cancelled), stops
   and publishes nothing, or
-* if the store cannot be reached to claim, fail or release (hub outage, lock timeout),
-  gives up this round (``STORE_UNAVAILABLE``); a request left RUNNING is reaped when
-  its lease expires.
+* if the store cannot be reached (hub outage, lock timeout) even after retries, gives up
+  this round (``STORE_UNAVAILABLE``) and never marks the request FAILED for it: nothing
+  claimed; or the request handed back without counting an attempt; or, once its results
+  are written, left in phase ``publishing`` for the next claim to complete to FINISHED.
+
+The heartbeat renews only while the main thread shows signs of life (harness progress
+during the run, each store call while publishing); when it has been quiet past its
+limit (``stall_s + blocked_s`` during the run, ``blocked_s`` otherwise) the worker is
+hung where no timeout reaches, and the heartbeat lets the lease expire.
 
 Signals: while the runner works, SIGTERM/SIGINT (and the heartbeat's and the watchdog's
 SIGUSR1) raise in the main thread (:class:`SignalGate`).  Processes the harness forks
@@ -40,13 +48,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from backend.config import ExitCode, Outcome, WorkerConfig
-from backend.provenance import Publication, stamp_request
+from backend.provenance import stamp_request
+from backend.publish import Unconfirmed, publish
 from backend.signals import GATED_SIGNALS, SignalGate, WorkerInterrupted, disarm, signal_gate
 from backend.tracks import Evaluation, Progress, RunContext, StageError, TrackRunner, runner_for
-from eval_queue.errors import EvalitaError, LeaseLostError, StorageError
+from eval_queue.errors import EvalitaError, LeaseLostError, MalformedFileError, StorageError
 from eval_queue.names import check_runnable
 from eval_queue.queue import RequestQueue, fair_order
-from eval_queue.requests import EvalRequest
 from eval_queue.storage import Stores
 
 log = logging.getLogger(__name__)
@@ -151,6 +159,11 @@ class Heartbeat(_BackgroundLoop):
     """Renews the lease every ``heartbeat_s`` in a thread, from the claim until the request is
     finished (publishing included); on loss, interrupts the main thread (while it evaluates).
 
+    Renews only while the main thread shows signs of life: :meth:`watch` names what it
+    beats (a :class:`~backend.tracks.Progress`) and how long it may stay quiet.  Past
+    that, the main thread is hung where no timeout or watchdog reaches; the heartbeat
+    stops (``abandoned`` says why) and the lease expires, so the request moves on.
+
     Transient errors (any :class:`EvalitaError`) are logged and retried at the next beat;
     unexpected exceptions are logged with their traceback and retried too.
     """
@@ -164,13 +177,40 @@ class Heartbeat(_BackgroundLoop):
         self._config = config
         self._gate = gate
         self.lost: LeaseLostError | None = None
+        self.abandoned: str | None = None
+        self._lock = threading.Lock()
+        self._watched = Progress()
+        self._limit_s = config.blocked_s
+        self._doing = "claiming"
 
     def start(self) -> Heartbeat:
         self._thread.start()
         return self
 
+    def watch(self, liveness: Progress, limit_s: float, doing: str) -> None:
+        """From now on renew only while ``liveness`` beat within the last ``limit_s`` seconds."""
+        with self._lock:
+            self._watched, self._limit_s, self._doing = liveness, limit_s, doing
+
+    def _blocked(self) -> str | None:
+        with self._lock:
+            idle, limit, doing = self._watched.idle_s(), self._limit_s, self._doing
+        if idle <= limit:
+            return None
+        return (
+            f"the worker has shown no sign of life for {idle:.0f} s while {doing} (last: "
+            f"{self._watched.what}; limit {limit:g} s)"
+        )
+
     def _run(self) -> None:
         while not self._stop.wait(self._config.heartbeat_s):
+            blocked = self._blocked()
+            if blocked is not None:
+                self.abandoned = blocked
+                log.error(
+                    "%s: %s; no longer renewing its lease, so that it can move on", self._request_id, blocked
+                )
+                return
             try:
                 self._queue.renew(self._request_id, self._config.worker_id, self._config.lease_s)
                 log.debug("lease of %s renewed", self._request_id)
@@ -275,11 +315,18 @@ def run_once(
             watchdog.stop()
             heartbeat.stop()
 
+        starting = Progress()
+        heartbeat.watch(starting, config.blocked_s, "starting the run")
+        started = _start(queue, rid, config, starting)
+        if started is not None:
+            stop_threads()
+            return started
         try:
             # A request file can be edited in the store: its model id and revision are
             # checked again before any runner builds model_args from them.
             check_runnable(request.model, request.revision)
             runner = evaluate or runner_for(request.track)
+            heartbeat.watch(progress, config.stall_s + config.blocked_s, "running")
             with tempfile.TemporaryDirectory(prefix="evalita-run-") as workdir:
                 context = RunContext(stores=stores, workdir=Path(workdir), progress=progress)
                 watchdog.start()
@@ -293,12 +340,17 @@ def run_once(
             if heartbeat.lost:
                 raise _LeaseLostSignal()
             # The heartbeat keeps renewing while publishing: a slow upload must not lose the lease.
-            _publish(stores, queue, request, config, publication)
+            publishing = Progress()
+            heartbeat.watch(publishing, config.blocked_s, "publishing")
+            publish(stores, queue, request, config, publication, liveness=publishing)
             heartbeat.stop()
-        except _LeaseLostSignal:
+        except (_LeaseLostSignal, LeaseLostError) as lost:
             stop_threads()
-            log.error("%s: lease lost; nothing published", rid)
+            log.error("%s: lease lost%s; nothing more is published", rid, f" ({lost})" if str(lost) else "")
             return Outcome.LEASE_LOST
+        except Unconfirmed as unconfirmed:
+            stop_threads()
+            return _unconfirmed(queue, rid, config, unconfirmed)
         except _StalledSignal as stalled:
             stop_threads()
             return _hand_back(queue, rid, config, f"stalled: {stalled.reason}", count_attempt=True)
@@ -318,54 +370,100 @@ def run_once(
     return Outcome.FINISHED
 
 
+def _start(queue: RequestQueue, rid: str, config: WorkerConfig, liveness: Progress) -> Outcome | None:
+    """Mark the run started (phase ``running``); None when it may go on, else how this job ends.
+
+    A store that stays unreachable hands the request back: nothing ran, nothing is counted.
+    """
+    try:
+        config.store_retry.call(
+            f"{rid}: starting the run",
+            lambda: queue.start(rid, config.worker_id, config.lease_s),
+            before_each=lambda: liveness.beat("starting the run"),
+        )
+    except LeaseLostError as lost:
+        log.error("%s: lease lost before the run started: %s", rid, lost)
+        return Outcome.LEASE_LOST
+    except (StorageError, MalformedFileError) as exc:
+        log.error("%s: could not start the run: %s", rid, exc)
+        return _hand_back(
+            queue, rid, config, f"the store could not be used to start the run: {exc}", store=True
+        )
+    return None
+
+
+def _unconfirmed(queue: RequestQueue, rid: str, config: WorkerConfig, unconfirmed: Unconfirmed) -> Outcome:
+    """The store stayed unreachable while publishing: never FAILED (see :mod:`backend.publish`)."""
+    if unconfirmed.results_written:
+        log.error(
+            "%s: its results are in the store, but %s failed (%s); it stays RUNNING (publishing) and "
+            "the next claim or the reaper marks it FINISHED once its lease expires",
+            rid,
+            unconfirmed.step,
+            unconfirmed.cause,
+        )
+        return Outcome.STORE_UNAVAILABLE
+    log.error(
+        "%s: %s failed (%s); handing it back, not counted as an attempt",
+        rid,
+        unconfirmed.step,
+        unconfirmed.cause,
+    )
+    return _hand_back(
+        queue, rid, config, f"the store could not be used to publish: {unconfirmed.cause}", store=True
+    )
+
+
 def _hand_back(
-    queue: RequestQueue, rid: str, config: WorkerConfig, note: str, *, count_attempt: bool = False
+    queue: RequestQueue,
+    rid: str,
+    config: WorkerConfig,
+    note: str,
+    *,
+    count_attempt: bool = False,
+    store: bool = False,
 ) -> Outcome:
-    """Back to PENDING: ``release`` (a stop), or ``retry_later`` (a stall: counted as an attempt)."""
+    """Back to PENDING: ``release`` (a stop, or ``store``: the store could not be used; neither
+    counts), or ``retry_later`` (a stall: counted as an attempt).
+
+    After store trouble the release is retried like the publish steps (the outage may be
+    ending).  If the store still refuses, the request stays RUNNING and its expired lease
+    is judged by its phase: a run that never started, or that was publishing, is not
+    counted; a run in progress is (the reaper cannot tell an outage longer than the retries
+    and the lease from a crash, and says so).
+    """
     try:
         if count_attempt:
             handed = queue.retry_later(rid, config.worker_id, note)
             log.error("%s: %s; the request is %s again", rid, note, handed.status.value)
+        elif store:
+            config.store_retry.call(
+                f"{rid}: handing it back", lambda: queue.release(rid, config.worker_id, note)
+            )
         else:
             queue.release(rid, config.worker_id, note)
+            if store:
+                log.error("%s: handed back to PENDING, not counted as an attempt", rid)
     except LeaseLostError as exc:
         log.error("could not hand %s back: %s", rid, exc)
-    except StorageError as exc:
+    except (StorageError, MalformedFileError) as exc:
         log.error("could not hand %s back (it stays RUNNING until its lease expires): %s", rid, exc)
+        return Outcome.STORE_UNAVAILABLE
+    if store:
         return Outcome.STORE_UNAVAILABLE
     return Outcome.FAILED if count_attempt else Outcome.RELEASED
 
 
 def _fail(queue: RequestQueue, rid: str, config: WorkerConfig, reason: str) -> Outcome:
+    """FAILED with ``reason`` (retried on transient errors: a lost lease would count as a crash)."""
     try:
-        queue.fail(rid, config.worker_id, reason)
+        config.store_retry.call(
+            f"{rid}: marking it FAILED", lambda: queue.fail(rid, config.worker_id, reason)
+        )
     except LeaseLostError as lost:
         log.error("could not mark %s FAILED: %s", rid, lost)
         return Outcome.LEASE_LOST
-    except StorageError as unavailable:
+    except (StorageError, MalformedFileError) as unavailable:
         log.error("could not mark %s FAILED (it stays RUNNING until its lease expires): %s", rid, unavailable)
         return Outcome.STORE_UNAVAILABLE
     return Outcome.FAILED
-
-
-def _publish(
-    stores: Stores, queue: RequestQueue, request: EvalRequest, config: WorkerConfig, evaluation: Publication
-) -> None:
-    rid = request.request_id
-    try:
-        # Still ours?  If not, stop here: nothing is published (LEASE_LOST, not FAILED).
-        queue.renew(rid, config.worker_id, config.lease_s)
-    except LeaseLostError as exc:
-        log.error("%s: %s", rid, exc)
-        raise _LeaseLostSignal() from exc
-    try:
-        for path, data in evaluation.details.items():
-            stores.details.write(path, data, message=f"Details of {rid}")
-        stores.results.write(
-            evaluation.results_path, evaluation.results.to_json(), message=f"Results of {rid}"
-        )
-    except StorageError as exc:
-        raise StageError("publishing the results", exc) from exc
-    # A LeaseLostError here (lost while uploading) reaches run_once's failure handler, whose
-    # ``fail`` is refused too: the outcome is LEASE_LOST and no request points at the upload.
-    queue.finish(rid, config.worker_id, evaluation.results_path)

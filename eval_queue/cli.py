@@ -1,4 +1,4 @@
-"""``python -m eval_queue submit|list|cancel|requeue`` — the maintainers' queue tool.
+"""``python -m eval_queue submit|list|cancel|requeue|doctor`` — the maintainers' queue tool.
 
 Exit codes: 0 done; 1 the store could not be used (e.g. hub unreachable);
 2 refused or bad input, with one clear line on stderr.
@@ -19,6 +19,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TextIO
 
+from eval_queue import doctor
 from eval_queue.errors import (
     ConfigurationError,
     EvalitaError,
@@ -105,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         command = commands.add_parser(name, help=text)
         command.add_argument("request_id", help="as shown by list (org/model_eval_request_…)")
+
+    doctor = commands.add_parser("doctor", help="name debris in the stores (see eval_queue/doctor.py)")
+    doctor.add_argument(
+        "--fix",
+        action="store_true",
+        help="remove it: unreferenced details, stale temp files; reap expired leases",
+    )
     return parser
 
 
@@ -168,6 +176,8 @@ def _run(
             out.write(f"{_describe(queue.cancel(_request_id(args.request_id)))}\n")
         case "requeue":
             out.write(f"{_describe(queue.requeue(_request_id(args.request_id)))}\n")
+        case "doctor":
+            _doctor(settings, out, fix=args.fix)
         case _:
             raise AssertionError(f"unhandled command {args.command}")
     return EXIT_OK
@@ -200,6 +210,13 @@ def render_listing(listing: QueueListing, status: QueueState | None, now: dateti
         lines.append(f"problems ({len(listing.problems)} file(s) skipped):")
         lines.extend(f"  {_one_line(p.path, 300)}: {_one_line(p.reason, 600)}" for p in listing.problems)
     return "\n".join(lines) + "\n"
+
+
+def _doctor(settings: Settings, out: TextIO, *, fix: bool) -> None:
+    stores = open_stores(settings)
+    queue = RequestQueue(stores.requests, secrets=settings.secrets, results=stores.results)
+    findings = doctor.examine(stores, queue)
+    doctor.report(findings, out, doctor.repair(stores, queue, findings) if fix else None)
 
 
 def _parse_status(value: str | None) -> QueueState | None:

@@ -25,6 +25,17 @@ class StorageError(EvalitaError):
     """The store could not be read or written (I/O, hub, permissions)."""
 
 
+class TransientStorageError(StorageError):
+    """The store did not answer, or answered that it cannot right now (HTTP 5xx or 429, a
+    dropped connection, a timeout).
+
+    The operation may or may not have been applied: a write's answer can be lost after
+    the write was done.  Trying again later may work; a caller that retries must make
+    the retry harmless if the first try was applied (an idempotent change, or reading the
+    state back).  See :func:`eval_queue.retry.is_transient`.
+    """
+
+
 class NotFoundError(StorageError):
     """The file asked for does not exist in the store."""
 

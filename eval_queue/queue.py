@@ -14,10 +14,26 @@ Life cycle::
     FINISHED | FAILED | CANCELLED ──requeue──> PENDING (attempts reset)
 
 ``attempts`` counts runs lost to an expired lease (the worker died, was killed or
-hung without renewing).  It is incremented when such a lease is reaped; when it
-reaches ``max_attempts`` the request becomes FAILED with a readable reason instead
-of going back to PENDING.  A clean ``release`` (the worker is stopping) and an
-explicit ``fail`` do not count.
+hung without renewing) *while the run was in progress*.  It is incremented when such a
+lease is reaped; when it reaches ``max_attempts`` the request becomes FAILED with a
+readable reason instead of going back to PENDING.  A clean ``release`` (the worker is
+stopping) and an explicit ``fail`` do not count.
+
+A RUNNING request's ``phase`` (:class:`~eval_queue.requests.RunPhase`) says what its
+worker was doing, so an expired lease is judged truthfully:
+
+* ``claimed`` — the run never started (the worker died right after claiming, or never
+  learnt that its claim was made because the answer was lost): back to PENDING, not counted;
+* ``running`` (or no phase: older files) — the run may have crashed the worker: counted;
+* ``publishing`` — the run succeeded and its results were being written to
+  ``results_path``: if that file is in the results store the request is completed to
+  FINISHED (whoever sees it first: the next claim, :meth:`RequestQueue.reap_expired`);
+  if not, back to PENDING, not counted (the rerun writes the same paths, see
+  :mod:`eval_queue.publication`).
+
+Worker-side changes accept their own earlier result (``start``, ``begin_publishing``,
+``finish``, ``fail``, ``release``, ``retry_later``): after an answer that was lost (a
+timeout, a 500 after the commit was applied) the worker can simply try again.
 
 Fair order (:func:`fair_order`): a request's rank is the number of requests of the
 same submitter that are RUNNING or older and still PENDING; the lowest rank goes
@@ -45,10 +61,14 @@ from eval_queue.errors import (
     LeaseLostError,
     MalformedFileError,
     NotFoundError,
+    StorageError,
+    TransientStorageError,
 )
+from eval_queue.publication import results_published
 from eval_queue.redact import redact
 from eval_queue.requests import (
     EvalRequest,
+    RunPhase,
     Status,
     isoformat,
     isoformat_ms,
@@ -153,12 +173,19 @@ class RequestQueue:
         max_attempts: int = 3,
         clock: Callable[[], datetime] = utc_now,
         secrets: Iterable[str | None] = (),
+        results: Storage | None = None,
     ) -> None:
         """``secrets`` (e.g. the configured HF token) are masked in the errors ``fail`` records,
-        as is anything shaped like an HF token: request files are public."""
+        as is anything shaped like an HF token: request files are public.
+
+        ``results`` is the results store, where the reaper looks for the results of a run
+        whose worker stopped while publishing; without it such a run is repeated (into the
+        same paths) instead of being completed.
+        """
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.storage = storage
+        self.results = results
         self._secrets = tuple(s for s in secrets if s)
         self.max_attempts = max_attempts
         self._clock = clock
@@ -299,6 +326,11 @@ class RequestQueue:
                 claimed = self._change(
                     candidate.request_id, self._claim_change(worker_id, lease_s), f"Claim by {worker_id}"
                 )
+            except TransientStorageError as exc:
+                # No answer: the claim may have been made all the same.  Read it back, so
+                # that a claim of ours is run now rather than waiting out its lease.
+                claimed = self._claim_read_back(candidate.request_id, worker_id, exc)
+                return claimed, busy
             except ConflictError as exc:
                 # The store's retry budget is spent: the next candidate would fare no
                 # better, so start a new pass from a fresh listing instead.
@@ -312,6 +344,19 @@ class RequestQueue:
             return claimed, busy
         return None, busy
 
+    def _claim_read_back(self, request_id: str, worker_id: str, lost: TransientStorageError) -> EvalRequest:
+        """After a claim whose answer was lost: the request if the claim was made, else ``lost`` again."""
+        try:
+            current = self.get(request_id)
+        except (StorageError, MalformedFileError) as exc:
+            raise lost from exc
+        # It was PENDING in the listing a moment ago: claimed by us now means by this claim.
+        mine = current.status is Status.RUNNING and current.claimed_by == worker_id
+        if mine and current.phase is RunPhase.CLAIMED:
+            logger.warning("claiming %s: %s; read back: the claim was made", request_id, lost)
+            return current
+        raise lost
+
     def renew(self, request_id: str, worker_id: str, lease_s: float) -> EvalRequest:
         """Heartbeat: extend the lease; ``LeaseLostError`` if the request is no longer ours."""
 
@@ -322,8 +367,56 @@ class RequestQueue:
 
         return self._change(request_id, change, f"Renew lease of {worker_id}")
 
-    def finish(self, request_id: str, worker_id: str, results_path: str) -> EvalRequest:
+    def start(self, request_id: str, worker_id: str, lease_s: float) -> EvalRequest:
+        """The worker starts the run: phase ``running`` (from now on a lost lease counts), lease renewed.
+
+        ``LeaseLostError`` if the request is no longer ours.  Trying again after a lost
+        answer is harmless.
+        """
+
         def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            if request.phase is RunPhase.RUNNING:
+                return request  # our earlier try was made: nothing to write (the heartbeat renews)
+            lease = self._lease_until(lease_s)
+            return request.model_copy(update={"phase": RunPhase.RUNNING, "lease_expires": lease})
+
+        return self._change(request_id, change, f"Start {request_id}")
+
+    def begin_publishing(
+        self, request_id: str, worker_id: str, lease_s: float, results_path: str
+    ) -> EvalRequest:
+        """The run succeeded: phase ``publishing`` with the ``results_path`` about to be written.
+
+        Recorded before anything is uploaded, so that whoever finds the lease expired
+        knows where to look (module docstring).  Renews the lease; ``LeaseLostError`` if
+        the request is no longer ours.  Trying again after a lost answer is harmless.
+        """
+
+        def change(request: EvalRequest) -> EvalRequest:
+            _check_holder(request, worker_id)
+            if request.phase is RunPhase.PUBLISHING and request.results_path == results_path:
+                return request  # our earlier try was made: nothing to write (the heartbeat renews)
+            update = {
+                "phase": RunPhase.PUBLISHING,
+                "results_path": results_path,
+                "lease_expires": self._lease_until(lease_s),
+            }
+            return request.model_copy(update=update)
+
+        return self._change(request_id, change, f"Publish {request_id}")
+
+    def finish(self, request_id: str, worker_id: str, results_path: str) -> EvalRequest:
+        """RUNNING (ours) → FINISHED with ``results_path``.
+
+        Already FINISHED with this ``results_path`` (our own earlier try whose answer was
+        lost, or the reaper that found our results) counts as done: the request is returned
+        unchanged.  Otherwise ``LeaseLostError`` if the request is no longer ours.
+        """
+
+        def change(request: EvalRequest) -> EvalRequest:
+            if request.status is Status.FINISHED and request.results_path == results_path:
+                return request
             _check_holder(request, worker_id)
             return self._moved(
                 request,
@@ -344,6 +437,8 @@ class RequestQueue:
         )
 
         def change(request: EvalRequest) -> EvalRequest:
+            if request.status is Status.FAILED and _last_by(request) == worker_id:
+                return request  # our own earlier try, whose answer was lost
             _check_holder(request, worker_id)
             return self._moved(
                 request, Status.FAILED, worker_id, _first_line(reason), error=reason, lease_expires=None
@@ -355,6 +450,8 @@ class RequestQueue:
         """Hand a running request back (e.g. on SIGTERM); ``attempts`` is unchanged."""
 
         def change(request: EvalRequest) -> EvalRequest:
+            if request.status is Status.PENDING and _last_by(request) == worker_id:
+                return request  # our own earlier try, whose answer was lost
             _check_holder(request, worker_id)
             return self._moved(
                 request, Status.PENDING, worker_id, note or "released", claimed_by=None, lease_expires=None
@@ -371,6 +468,8 @@ class RequestQueue:
         reason = _clip(redact(reason, *self._secrets).strip() or f"handed back by {worker_id}")
 
         def change(request: EvalRequest) -> EvalRequest:
+            if request.status in (Status.PENDING, Status.FAILED) and _last_by(request) == worker_id:
+                return request  # our own earlier try, whose answer was lost
             _check_holder(request, worker_id)
             attempts = request.attempts + 1
             if attempts >= self.max_attempts:
@@ -424,6 +523,7 @@ class RequestQueue:
                 claimed_by=None,
                 lease_expires=None,
                 results_path=None,
+                run_stamp=None,  # a new run: new output paths, the old files are superseded
             )
 
         return self._change(request_id, change, f"Requeue {request_id}")
@@ -461,7 +561,10 @@ class RequestQueue:
         path = path_of(request_id)
 
         def transform(data: bytes) -> bytes:
-            return change(EvalRequest.from_json(data, path)).to_json()
+            current = EvalRequest.from_json(data, path)
+            changed = change(current)
+            # A change that returns the request itself changes nothing: no write at all.
+            return data if changed is current else changed.to_json()
 
         return EvalRequest.from_json(self.storage.update(path, transform, message=message), path)
 
@@ -477,6 +580,9 @@ class RequestQueue:
                 claimed_by=worker_id,
                 lease_expires=self._lease_until(lease_s),
                 error=None,
+                phase=RunPhase.CLAIMED,
+                # The first claim names the run's outputs; a rerun keeps the name.
+                run_stamp=request.run_stamp or isoformat(self._clock()),
             )
 
         return change
@@ -484,29 +590,74 @@ class RequestQueue:
     def _reap(self, requests: Iterable[EvalRequest]) -> list[EvalRequest]:
         reaped: list[EvalRequest] = []
         for request in requests:
-            if request.status is Status.RUNNING and self._expired(request):
-                try:
-                    reaped.append(self._change(request.request_id, self._expire_change, "Lease expired"))
-                except (InvalidTransitionError, ConflictError, NotFoundError, MalformedFileError) as exc:
-                    logger.debug("not reaping %s: %s", request.request_id, exc)
+            if request.status is not Status.RUNNING or not self._expired(request):
+                continue
+            try:
+                published = self._published(request)
+            except StorageError as exc:  # cannot tell whether its results are there: decide later
+                logger.warning(
+                    "not reaping %s yet: cannot read the results store: %s", request.request_id, exc
+                )
+                continue
+            try:
+                change = self._expire_change(request.phase, request.results_path, published)
+                reaped.append(self._change(request.request_id, change, "Lease expired"))
+            except (InvalidTransitionError, ConflictError, NotFoundError, MalformedFileError) as exc:
+                logger.debug("not reaping %s: %s", request.request_id, exc)
         for request in reaped:
             logger.warning("lease expired on %s: now %s", request.request_id, request.status.value)
         return reaped
 
-    def _expire_change(self, request: EvalRequest) -> EvalRequest:
-        # Re-checked on the fresh bytes: the worker may have renewed or finished meanwhile.
-        if request.status is not Status.RUNNING or not self._expired(request):
-            raise InvalidTransitionError(f"{request.request_id}: lease no longer expired")
+    def _published(self, request: EvalRequest) -> bool:
+        """Whether the results a publishing run recorded are in the results store (False: unknown store)."""
+        if request.phase is not RunPhase.PUBLISHING or not request.results_path or self.results is None:
+            return False
+        return results_published(self.results, request.results_path)
+
+    def _expire_change(self, phase: RunPhase | None, results_path: str | None, published: bool) -> Change:
+        """The change for a lapsed lease, judged on what the worker was doing (module docstring).
+
+        ``phase`` and ``results_path`` are what ``published`` was checked for; the change
+        re-checks them on the fresh bytes, with the expiry.
+        """
+
+        def change(request: EvalRequest) -> EvalRequest:
+            # The worker may have renewed, moved on or finished meanwhile.
+            if request.status is not Status.RUNNING or not self._expired(request):
+                raise InvalidTransitionError(f"{request.request_id}: lease no longer expired")
+            if (request.phase, request.results_path) != (phase, results_path):
+                raise InvalidTransitionError(f"{request.request_id}: its worker moved on meanwhile")
+            worker = request.claimed_by
+            expired = f"lease of worker {worker} expired at {request.lease_expires}"
+            if phase is RunPhase.PUBLISHING and published:
+                note = f"results found in {results_path}: finished for worker {worker}, whose lease expired"
+                return self._moved(request, Status.FINISHED, "queue", note, lease_expires=None, error=None)
+            if phase in (RunPhase.CLAIMED, RunPhase.PUBLISHING):
+                what = (
+                    "before it started the run (it stopped, or its claim's answer was lost)"
+                    if phase is RunPhase.CLAIMED
+                    else "while it was publishing a finished run, whose results are not in the store"
+                )
+                return self._moved(
+                    request, Status.PENDING, "queue", f"{expired} {what}; not counted as an attempt",
+                    claimed_by=None, lease_expires=None, results_path=None,
+                )  # fmt: skip
+            return self._lost_run(
+                request,
+                f"{expired} during the run (the worker stopped renewing it: crashed, killed, hung, "
+                "or cut off from the store)",
+            )
+
+        return change
+
+    def _lost_run(self, request: EvalRequest, lost: str) -> EvalRequest:
+        """A run lost with its lease: counted; FAILED once ``max_attempts`` runs were lost."""
         attempts = request.attempts + 1
-        lost = (
-            f"lease of worker {request.claimed_by} expired at {request.lease_expires} "
-            "(the worker stopped renewing it: crashed, killed or hung)"
-        )
         if attempts >= self.max_attempts:
             error = (
-                f"gave up after {attempts} attempts that each ended with an expired lease; last: {lost}. "
-                "The run probably crashes the worker (e.g. out of memory); check the worker's log, "
-                "then requeue."
+                f"gave up after {attempts} attempts that each ended with an expired lease during the run; "
+                f"last: {lost}. The run probably crashes the worker (e.g. out of memory), unless the "
+                "store was unreachable for longer than a lease each time; check the worker's log, then requeue."
             )
             return self._moved(
                 request, Status.FAILED, "queue", lost, attempts=attempts, error=error, lease_expires=None
@@ -525,9 +676,14 @@ class RequestQueue:
         return isoformat_ms(self._clock() + timedelta(seconds=lease_s))
 
     def _moved(self, request: EvalRequest, status: Status, by: str, note: str, **fields: Any) -> EvalRequest:
-        """A copy of ``request`` in ``status`` with ``fields`` changed and a history entry."""
+        """A copy of ``request`` in ``status`` with ``fields`` changed and a history entry.
+
+        A request that leaves RUNNING loses its ``phase`` (only RUNNING has one).
+        """
         entry = {"time": isoformat(self._clock()), "status": status.value, "by": by, "note": note}
         history = [*request.history, entry][-HISTORY_LIMIT:]
+        if status is not Status.RUNNING:
+            fields.setdefault("phase", None)
         return request.model_copy(update={**fields, "status": status, "history": history})
 
 
@@ -537,6 +693,11 @@ def _check_holder(request: EvalRequest, worker_id: str) -> None:
         raise LeaseLostError(
             f"{request.request_id} is no longer held by {worker_id} (it is {request.status.value}{holder})"
         )
+
+
+def _last_by(request: EvalRequest) -> str | None:
+    """Who made the request's last status change (``history``), if anyone."""
+    return request.history[-1].get("by") if request.history else None
 
 
 def _clip(error: str, limit: int = ERROR_LIMIT) -> str:

@@ -46,6 +46,19 @@ class Status(StrEnum):
 ACTIVE_STATUSES = frozenset({Status.PENDING, Status.RUNNING})
 
 
+class RunPhase(StrEnum):
+    """Where a RUNNING request's run is (``EvalRequest.phase``; absent in older files = RUNNING).
+
+    It tells whoever finds the lease expired what the worker was doing: a run that never
+    started is not counted as an attempt, and one that was publishing is completed if its
+    results are there (:mod:`eval_queue.queue`).
+    """
+
+    CLAIMED = "claimed"  # claimed; the worker has not started the run yet
+    RUNNING = "running"  # the run (model, harness) is in progress
+    PUBLISHING = "publishing"  # the run succeeded; its outputs are being written to ``results_path``
+
+
 class Precision(StrEnum):
     BFLOAT16 = "bfloat16"
     FLOAT16 = "float16"
@@ -123,6 +136,13 @@ class EvalRequest(BaseModel):
     attempts: int = Field(default=0, ge=0)
     error: str | None = None
     results_path: str | None = None
+    # RUNNING only: what the worker is doing (RunPhase); while PUBLISHING, ``results_path``
+    # is where its results are being written.
+    phase: RunPhase | None = None
+    # Names this request's run outputs (results file and details folder): the time of the
+    # first claim, kept when the run is handed back or its lease expires, so that a rerun
+    # writes the same paths; cleared by requeue (a new run).  ``eval_queue.publication``.
+    run_stamp: str | None = None
     # Free-form trail of status changes: [{"time":…, "status":…, "by":…, "note":…}]
     history: list[dict[str, Any]] = Field(default_factory=list)
     # The benchmark this request runs (docs/TRACKS.md); absent in older files = the default track.
@@ -130,7 +150,7 @@ class EvalRequest(BaseModel):
     track: str = DEFAULT_TRACK
     _options: TrackOptions | None = PrivateAttr(default=None)
 
-    @field_validator("submitted_time", "lease_expires")
+    @field_validator("submitted_time", "lease_expires", "run_stamp")
     @classmethod
     def _is_iso_time(cls, value: str | None) -> str | None:
         if value is not None:

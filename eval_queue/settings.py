@@ -14,6 +14,26 @@ from typing import Any
 
 from eval_queue.errors import ConfigurationError
 
+#: Seconds to open a connection to the Hub; a hub that cannot be reached fails this fast.
+DEFAULT_HUB_CONNECT_TIMEOUT_S = 10.0
+#: Seconds to wait for each read of an answer (and each write of a request body).  A
+#: commit is answered once the Hub has stored it, which under load takes seconds, rarely
+#: tens of seconds; a minute tells a slow hub from one that will not answer.
+DEFAULT_HUB_READ_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class HubTimeouts:
+    """How long any one hub call may wait (``EVALITA_HUB_CONNECT_TIMEOUT_S``, ``EVALITA_HUB_READ_TIMEOUT_S``).
+
+    Applied to every request of the ``huggingface_hub`` client by
+    :func:`eval_queue.hubclient.install_hub_timeouts`.  A call that times out raises
+    ``TransientStorageError``: its effect is unknown, and the caller reads the state back.
+    """
+
+    connect_s: float = DEFAULT_HUB_CONNECT_TIMEOUT_S
+    read_s: float = DEFAULT_HUB_READ_TIMEOUT_S
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -53,6 +73,8 @@ class Settings:
     # Web submissions need a Hugging Face sign-in (the Space's OAuth); default: on when
     # the Space provides OAuth.
     require_signin: bool = False
+    # Every hub call's connect and read timeouts (hub backend).
+    hub_timeouts: HubTimeouts = field(default_factory=HubTimeouts)
 
     @property
     def use_hub(self) -> bool:
@@ -83,6 +105,10 @@ class Settings:
             submitter_salt=env.get("EVALITA_SUBMITTER_SALT") or None,
             trusted_proxies=_number(env, "EVALITA_TRUSTED_PROXIES", int, 0, minimum=0),
             oauth=bool(env.get("OAUTH_CLIENT_ID")),
+            hub_timeouts=HubTimeouts(
+                connect_s=_number(env, "EVALITA_HUB_CONNECT_TIMEOUT_S", float, DEFAULT_HUB_CONNECT_TIMEOUT_S),
+                read_s=_number(env, "EVALITA_HUB_READ_TIMEOUT_S", float, DEFAULT_HUB_READ_TIMEOUT_S),
+            ),
             require_signin=(
                 _flag(env, "EVALITA_REQUIRE_SIGNIN")
                 if env.get("EVALITA_REQUIRE_SIGNIN", "").strip()

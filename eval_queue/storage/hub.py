@@ -30,6 +30,7 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 from huggingface_hub.errors import (
     EntryNotFoundError,
     HfHubHTTPError,
+    LocalEntryNotFoundError,
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
@@ -40,9 +41,10 @@ from eval_queue.errors import (
     ConflictError,
     NotFoundError,
     StorageError,
+    TransientStorageError,
     UnreadableFileError,
 )
-from eval_queue.hubclient import transport_errors
+from eval_queue.hubclient import install_hub_timeouts, transport_errors
 from eval_queue.redact import redact
 from eval_queue.settings import Settings
 from eval_queue.storage.base import Stores, Transform
@@ -50,6 +52,10 @@ from eval_queue.storage.paths import DETAILS_FOLDER, check_path, check_prefix, i
 from eval_queue.vocabulary import short_revision
 
 logger = logging.getLogger(__name__)
+
+#: Answers that say "not now" rather than "no": the same call may work later.  408 and 429
+#: are the server asking to be called again; 5xx its own failure.
+TRANSIENT_STATUSES = frozenset({408, 429})
 
 
 class _Stale(Exception):
@@ -254,7 +260,11 @@ class HubRepo:
 
     @contextmanager
     def _translated(self, doing: str) -> Iterator[None]:
-        """Turn client errors into project errors with sanitized messages."""
+        """Turn client errors into project errors with sanitized messages.
+
+        No answer (a dropped connection, a timeout) and "not now" answers (5xx, 408, 429)
+        become :class:`TransientStorageError`: for a commit, its effect is then unknown.
+        """
         try:
             yield
         except HfHubHTTPError as exc:
@@ -262,14 +272,22 @@ class HubRepo:
             if status == 412:
                 raise _Stale() from None
             raise self._hub_error(doing, exc, status) from None
+        except LocalEntryNotFoundError as exc:
+            # hf_hub_download could not reach the hub (and the blob is not cached): the
+            # file exists at the pinned head we asked for, so this is the network, not a 404.
+            reason = self.sanitize(str(exc).splitlines()[0] if str(exc) else "") or type(exc).__name__
+            raise TransientStorageError(f"cannot {doing} hub repo {self.repo_id}: {reason}") from None
         except EntryNotFoundError:
             raise NotFoundError(f"cannot {doing} hub repo {self.repo_id}: file not found") from None
         except transport_errors() as exc:
             reason = self.sanitize(str(exc)) or type(exc).__name__
-            raise StorageError(f"cannot {doing} hub repo {self.repo_id}: {reason}") from None
+            raise TransientStorageError(f"cannot {doing} hub repo {self.repo_id}: {reason}") from None
 
     def _hub_error(self, doing: str, exc: HfHubHTTPError, status: int | None) -> StorageError:
         where = f"cannot {doing} hub repo {self.repo_id}"
+        if status is not None and (status >= 500 or status in TRANSIENT_STATUSES):
+            server = self.sanitize(getattr(exc, "server_message", None) or "")
+            return TransientStorageError(f"{where}: HTTP {status}" + (f" ({server})" if server else ""))
         if isinstance(exc, RepositoryNotFoundError):
             return StorageError(f"{where}: the repo does not exist or the token cannot see it")
         if isinstance(exc, RevisionNotFoundError | EntryNotFoundError):
@@ -407,9 +425,14 @@ class HubStorage:
 
 
 def open_hub_stores(settings: Settings, *, api: HfApi | None = None) -> Stores:
-    """Stores on the configured dataset repos (``settings.use_hub`` must be true)."""
+    """Stores on the configured dataset repos (``settings.use_hub`` must be true).
+
+    Installs ``settings.hub_timeouts`` on the process's hub client (every hub call of the
+    process, see :mod:`eval_queue.hubclient`).
+    """
     if not (settings.requests_repo and settings.results_repo):
         raise StorageError("hub stores need both EVALITA_REQUESTS_REPO and EVALITA_RESULTS_REPO")
+    install_hub_timeouts(settings.hub_timeouts)
     api = api or HfApi(endpoint=settings.hf_endpoint, token=settings.hf_token)
     cache_dir = settings.data_dir / ".hub-cache"
     requests = HubRepo(api, settings.requests_repo, token=settings.hf_token, cache_dir=cache_dir)

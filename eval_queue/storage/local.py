@@ -12,6 +12,13 @@ Safe for several processes on one machine:
 
 Lock files live in ``<root>/.locks/``; hidden entries are never listed.
 
+A writer killed between syncing its temporary file and moving it into place leaves the
+temporary file behind.  Its name carries the writer's process id
+(``.<name>.<pid>.<random>.tmp``), so the next write of the same path removes it as soon
+as that process is gone (or the file is older than ``STALE_TEMP_S``, e.g. a process id
+since reused); :meth:`LocalStorage.sweep_temp_files` does the same for the whole store
+(``python -m eval_queue doctor``).
+
 Symbolic links are never followed, whether they point into the store, out of it or
 nowhere: a link (to a file or a folder) is listed like a file so that readers report
 it, and reading it raises :class:`~eval_queue.errors.UnreadableFileError`; so does a
@@ -26,8 +33,10 @@ import errno
 import hashlib
 import logging
 import os
+import re
 import stat as stat_module
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +55,10 @@ from eval_queue.storage.paths import check_path, check_prefix, is_hidden
 logger = logging.getLogger(__name__)
 
 LOCK_DIR = ".locks"
+#: A temporary file this old is debris whoever wrote it: no write takes an hour.
+STALE_TEMP_S = 3600.0
+# ``.<name>.<pid>.<random>.tmp`` (ours), or ``.<name>.<random>.tmp`` (written before pids were kept).
+_TEMP_RE = re.compile(r"^\.(?P<name>.+?)\.(?:(?P<pid>\d+)\.)?[A-Za-z0-9_]{8}\.tmp$")
 
 
 class LocalStorage:
@@ -124,6 +137,7 @@ class LocalStorage:
         finally:
             tmp.unlink(missing_ok=True)
         _fsync_dir(target.parent)
+        _sweep_temps_of(target)
         logger.debug("created %s (%s)", path, message or "no message")
 
     def update(self, path: str, transform: Transform, *, message: str = "") -> bytes:
@@ -150,6 +164,27 @@ class LocalStorage:
             except OSError as exc:
                 raise StorageError(f"{path}: cannot delete ({exc.strerror})") from exc
         logger.debug("deleted %s (%s)", path, message or "no message")
+
+    # -- maintenance -------------------------------------------------------------
+
+    def sweep_temp_files(self, *, dry_run: bool = False) -> list[str]:
+        """Remove the stale temporary files of this store's atomic writes; returns their paths.
+
+        Stale: the process that wrote it is gone, or it is older than ``STALE_TEMP_S``.
+        A live writer's file is left alone.  ``dry_run`` only names them.
+        """
+        found: list[str] = []
+        if not self.root.is_dir():
+            return found
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d != LOCK_DIR or dirpath != str(self.root)]
+            for name in filenames:
+                temp = Path(dirpath, name)
+                if _is_stale_temp(temp):
+                    found.append(temp.relative_to(self.root).as_posix())
+                    if not dry_run:
+                        temp.unlink(missing_ok=True)
+        return sorted(found)
 
     # -- helpers -----------------------------------------------------------------
 
@@ -211,7 +246,9 @@ class LocalStorage:
         """A hidden, fully written and synced temporary file beside ``target``."""
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            # The pid in the name tells a sweeper whether the writer is still alive.
+            prefix = f".{target.name}.{os.getpid()}."
+            fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
         except OSError as exc:
             raise StorageError(f"cannot write in {target.parent} ({exc.strerror})") from exc
         tmp = Path(name)
@@ -233,6 +270,48 @@ class LocalStorage:
             tmp.unlink(missing_ok=True)
             raise StorageError(f"cannot replace {target.name} ({exc.strerror})") from exc
         _fsync_dir(target.parent)
+        _sweep_temps_of(target)
+
+
+def _sweep_temps_of(target: Path) -> None:
+    """Remove stale temporary files left beside ``target`` by killed writes of the same file."""
+    prefix = f".{target.name}."
+    try:
+        names = [e.name for e in os.scandir(target.parent) if e.name.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        temp = target.parent / name
+        if _is_stale_temp(temp):
+            logger.info("removing %s, left by a write that never finished", temp)
+            temp.unlink(missing_ok=True)
+
+
+def _is_stale_temp(path: Path) -> bool:
+    """A temporary file of ours whose writer is gone, or which is older than ``STALE_TEMP_S``."""
+    match = _TEMP_RE.match(path.name)
+    if match is None:
+        return False
+    try:
+        age = time.time() - path.lstat().st_mtime
+    except OSError:
+        return False
+    if age > STALE_TEMP_S:
+        return True
+    pid = match.group("pid")
+    return pid is not None and not _process_alive(int(pid))
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # ours: a write in another thread of this process may still be using it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, under another user
+        return True
+    return True
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -172,6 +172,10 @@ def _stamp(moment_iso: str) -> str:
 def results_file_path(results: ResultsEnvelope, finished_at_iso: str, variant: str | None = None) -> str:
     """Where a run's results file lives: ``<org>/<model>/results_<ts>_<precision>_<label>.json``.
 
+    ``<ts>`` is ``finished_at_iso`` as given; the worker's runners give the request's run
+    stamp (:func:`eval_queue.publication.run_stamp`), not the finish time, so that a retry or
+    a rerun of one request writes this same path.
+
     ``<label>`` is ``<k>shot`` for Evalita, the track's name for the others, followed by
     ``-<variant>`` for a run of part of the track (e.g. an Evalita task subset).
     DESIGN.md names it ``results_<timestamp>.json``; the precision and setting are appended
@@ -191,5 +195,8 @@ def details_dir(
     track: str = DEFAULT_TRACK,
     variant: str | None = None,
 ) -> str:
-    """Folder in the details store for one run's per-sample files (``<task>_<prompt>.jsonl``)."""
+    """Folder in the details store for one run's per-sample files (``<task>_<prompt>.jsonl``).
+
+    Named like :func:`results_file_path` (the runners give the request's run stamp).
+    """
     return f"{model_id}/{_stamp(finished_at_iso)}_{precision}_{run_label(track, num_fewshot, variant)}"

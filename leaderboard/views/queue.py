@@ -8,8 +8,8 @@ from datetime import datetime
 
 import pandas as pd
 
-from eval_queue.queue import QueueListing, fair_order
-from eval_queue.requests import EvalRequest, Status, parse_time
+from eval_queue.queue import QueueListing, QueueState, fair_order
+from eval_queue.requests import EvalRequest, RunPhase, Status, parse_time
 from eval_queue.vocabulary import fewshot_label, short_revision
 from leaderboard.views.common import MODEL, PRECISION, REVISION, TYPE, _frame, md_text
 
@@ -45,6 +45,27 @@ def _last_change(request: EvalRequest, status: Status) -> str | None:
     return None
 
 
+def running_stage(request: EvalRequest, state: QueueState) -> str:
+    """What a RUNNING request is doing, in words: its phase, and whether its lease lapsed.
+
+    A lapsed lease is said with what happens next, which depends on the phase (see
+    :mod:`eval_queue.queue`): a run that was publishing is finished if its results are in
+    the store, one that never started is queued again without counting an attempt.
+    """
+    match request.phase:
+        case RunPhase.CLAIMED:
+            stage, after = "starting", "back to the queue at the next claim (not counted)"
+        case RunPhase.PUBLISHING:
+            stage, after = "finishing: publishing results", "finished at the next claim if its results are in"
+        case RunPhase.RUNNING | None:
+            stage, after = "running", "back to the queue at the next claim (counted as an attempt)"
+        case _:
+            raise AssertionError(request.phase)
+    if state is QueueState.EXPIRED:
+        return f"{stage} — worker stopped renewing its lease; {after}"
+    return stage
+
+
 def _request_base(request: EvalRequest) -> dict[str, object]:
     return {
         MODEL: request.model,
@@ -70,6 +91,7 @@ def queue_view(listing: QueueListing, now: datetime) -> QueueView:
         {
             **_request_base(r),
             "Worker": r.claimed_by or "—",
+            "Stage": running_stage(r, listing.state(r)),
             "Age": _age(_last_change(r, Status.RUNNING) or r.submitted_time, now),
             "Lease expires": r.lease_expires or "—",
         }
@@ -107,7 +129,9 @@ def queue_view(listing: QueueListing, now: datetime) -> QueueView:
         pending=_frame(
             pending, ["Position", MODEL, REVISION, PRECISION, "Setting", TYPE, "Submitted by", "Submitted"]
         ),
-        running=_frame(running, [MODEL, REVISION, PRECISION, "Setting", "Worker", "Age", "Lease expires"]),
+        running=_frame(
+            running, [MODEL, REVISION, PRECISION, "Setting", "Worker", "Stage", "Age", "Lease expires"]
+        ),
         finished=_frame(finished, [MODEL, REVISION, PRECISION, "Setting", "Finished", "Results"]),
         failed=_frame(failed, [MODEL, REVISION, PRECISION, "Setting", "Status", "Reason", "Attempts"]),
         problems=problems,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from backend.provenance import model_info, stamp
+from backend.provenance import model_info, stamp, stamp_request
 from backend.tracks import Evaluation
 from backend.tracks.evalita.convert import (
     IncompleteRunError,
@@ -150,10 +150,11 @@ def test_generative_details_keep_the_answer_and_ner_files_merge_the_domains() ->
     }
     assert len(samples) == len(all_harness_tasks())
     files = details_files(samples)
-    published = stamp(
-        Evaluation(_run(), {"tasks": {}}, files), track="evalita", model=model_info(_request(), _run())
-    )
-    folder = "org/model/2026-11-22T11-00-00Z_bfloat16_0shot"
+    claimed = _request().model_copy(update={"run_stamp": "2026-11-22T10:05:00Z"})
+    published = stamp_request(claimed, "w1", Evaluation(_run(), {"tasks": {}}, files))
+    # Named after the request's run stamp (its first claim), not the finish time: a rerun
+    # of the request writes the same folder.
+    folder = "org/model/2026-11-22T10-05-00Z_bfloat16_0shot"
     assert published.results.run.details_path == folder and set(published.details) == {
         f"{folder}/{n}" for n in files
     }

@@ -93,12 +93,13 @@ def test_a_successful_run_publishes_results_and_details_then_finishes(
     assert outcome is Outcome.FINISHED
     done = queue.get(request_.request_id)
     assert done.status is Status.FINISHED
-    assert done.results_path == "org/model/results_2026-11-22T12-00-00Z_bfloat16_0shot.json"
+    named = (done.run_stamp or "").replace(":", "-")  # the first claim's time: a rerun writes the same paths
+    assert done.results_path == f"org/model/results_{named}_bfloat16_0shot.json"
     results = ResultsFile.from_json(stores.results.read(done.results_path), done.results_path)
     assert results.tasks["te"] and results.model.id == "org/model"
     # The worker stamps the provenance: the runner returned none of it.
     assert (results.run.request_id, results.run.worker_id) == (request_.request_id, "w1")
-    assert results.run.details_path == "org/model/2026-11-22T12-00-00Z_bfloat16_0shot"
+    assert results.run.details_path == f"org/model/{named}_bfloat16_0shot"
     assert stores.details.read(f"{results.run.details_path}/te_p1.jsonl") == b"{}\n"
 
 

@@ -37,6 +37,7 @@ def main() -> int:
     request = queue.claim_next(args.worker, args.lease)
     if request is None:
         return 1
+    queue.start(request.request_id, args.worker, args.lease)  # the run is under way: a lost lease counts
     print(f"claimed {request.request_id}", flush=True)
     while True:  # the "run": heartbeat until SIGKILL
         time.sleep(args.lease / 3)

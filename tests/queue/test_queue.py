@@ -134,6 +134,7 @@ def test_expired_lease_goes_back_to_pending_with_one_more_attempt(queue: Request
     queue.add(make_request("org/a"))
     claimed = queue.claim_next("w1", lease_s=10)
     assert claimed is not None
+    queue.start(claimed.request_id, "w1", lease_s=10)  # a lost lease counts once the run started
     clock.advance(11)
     again = queue.claim_next("w2", lease_s=10)
     assert again is not None and again.request_id == claimed.request_id
@@ -148,7 +149,9 @@ def test_expired_lease_goes_back_to_pending_with_one_more_attempt(queue: Request
 def test_request_fails_readably_after_max_attempts(queue: RequestQueue, clock: Clock) -> None:
     queue.add(make_request("org/a"))
     for _ in range(2):
-        assert queue.claim_next("w", lease_s=10) is not None
+        claimed = queue.claim_next("w", lease_s=10)
+        assert claimed is not None
+        queue.start(claimed.request_id, "w", lease_s=10)
         clock.advance(11)
     reaped = queue.reap_expired()
     assert [r.status for r in reaped] == [Status.FAILED]
