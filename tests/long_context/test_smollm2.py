@@ -47,7 +47,9 @@ def test_smollm2_answers_every_set_of_a_small_slice(tmp_path: Path, monkeypatch:
 
     evaluation = run_long_context(request, "10k", f"local:{lib}", tmp_path / "work", options)
 
-    results = stamp(evaluation.evaluation(None), track="long-context", model=ModelInfo(id="org/m")).results
+    results = stamp(
+        evaluation.evaluation(None), track="long-context", model=ModelInfo(id=EMBEDDED_MODEL_ID)
+    ).results
     assert list(results.settings) == [ContextSetting.K10]
     body = results.settings[ContextSetting.K10]
     assert set(body.sets) == set(QuestionSet)

@@ -43,7 +43,7 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
     done = _submit(deployment, tiny_model, "--track", "long-context")
     assert done.returncode == 0, done.stderr
     [request] = deployment.queue.listing().requests
-    assert request.track == "long-context" and request.context_settings is None
+    assert request.track == "long-context" and request.options.context_settings is None
 
     done = deployment.worker("--once", "--data", f"local:{lib}", *FAST)
 
