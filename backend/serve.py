@@ -6,6 +6,12 @@ crash takes down one job only.  After a job that did something (0 or 1) the next
 runs at once; after an unreachable store (4) or missing data (5) the loop waits an
 interval.  It stops for good only on a usage error (2) or SIGTERM/SIGINT, which it
 passes on to the running job (that job hands its request back).
+
+A batch job's worker (``python -m backend slurm``) also stops on its own
+(:class:`ServeLimits`): ``--until-empty`` once the queue has nothing left to claim (no
+PENDING request, no expired lease; checked before each job), or when its data source
+lacks files (exit 5: waiting would not fix it); ``--deadline-s`` that many seconds after
+it started, handing back the running job's request exactly as on SIGTERM.
 """
 
 from __future__ import annotations
@@ -16,22 +22,49 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from backend.config import ExitCode, WorkerConfig
+from eval_queue.errors import StorageError
+from eval_queue.queue import QueueState, RequestQueue
 
 log = logging.getLogger(__name__)
 
 #: How long a stopping server waits for its job to hand its request back.
 STOP_GRACE_S = 120.0
+#: States of a request that a claim can take (an expired lease is reaped back to PENDING first).
+CLAIMABLE = frozenset({QueueState.PENDING, QueueState.EXPIRED})
+
+
+@dataclass(frozen=True)
+class ServeLimits:
+    """When a serving worker stops on its own (a batch job's worker); the defaults: never."""
+
+    #: Stop once the queue has nothing left to claim, or the data source lacks files.
+    until_empty: bool = False
+    #: Stop this many seconds after starting; the running job hands its request back.
+    deadline_s: float | None = None
+
+
+def queue_has_work(queue: RequestQueue) -> bool:
+    """Whether a claim could take something now: a PENDING request or an expired lease."""
+    listing = queue.listing()
+    return any(listing.state(request) in CLAIMABLE for request in listing.requests)
 
 
 class _Server:
-    """The scheduler, the running job's process and whether a stop or a usage error ended serving."""
+    """The scheduler, the running job's process and why serving ended."""
 
-    def __init__(self, config: WorkerConfig, once_argv: Sequence[str]) -> None:
+    def __init__(
+        self,
+        config: WorkerConfig,
+        once_argv: Sequence[str],
+        limits: ServeLimits,
+        has_work: Callable[[], bool] | None,
+    ) -> None:
         from apscheduler.schedulers.blocking import BlockingScheduler
 
         self.config = config
@@ -39,10 +72,16 @@ class _Server:
         self.scheduler = BlockingScheduler()
         self.child: subprocess.Popen[bytes] | None = None
         self.stopping = False
-        self.usage_error = False
+        self.exit_code = ExitCode.OK
+        self.limits = limits
+        self._has_work = has_work
         self._lock = threading.Lock()
 
     def job(self) -> None:
+        if self.limits.until_empty and not self._work_left():
+            log.info("the queue has nothing left to claim: stopping (--until-empty)")
+            self._stop_serving()
+            return
         with self._lock:
             if self.stopping:
                 return
@@ -53,10 +92,14 @@ class _Server:
         log.info("job exited with %d (%s)", code, describe_exit(code))
         match code:
             case ExitCode.USAGE:
-                self.usage_error = True
+                self.exit_code = ExitCode.USAGE
                 self._shutdown()
             case ExitCode.STORE_UNAVAILABLE:
                 log.warning("the store is unavailable: polling again in %.0fs", self.config.poll_s)
+            case ExitCode.DATA_UNAVAILABLE if self.limits.until_empty:
+                log.error("the data source is incomplete (see above): stopping (--until-empty)")
+                self.exit_code = ExitCode.DATA_UNAVAILABLE
+                self._stop_serving()
             case ExitCode.DATA_UNAVAILABLE:
                 log.warning(
                     "the data source is incomplete (see above): polling again in %.0fs", self.config.poll_s
@@ -67,8 +110,26 @@ class _Server:
             case _:
                 pass
 
+    def _work_left(self) -> bool:
+        assert self._has_work is not None, "--until-empty needs a way to look at the queue"
+        try:
+            return self._has_work()
+        except StorageError as exc:  # cannot tell: let the job try (it exits 4 if the store is down)
+            log.warning("could not look at the queue: %s", exc)
+            return True
+
     def stop(self, signum: int, _frame: Any) -> None:
         log.info("received %s: stopping (a running job hands its request back)", signal.Signals(signum).name)
+        self._stop_serving()
+
+    def deadline_reached(self) -> None:
+        log.warning(
+            "deadline reached (--deadline-s %g): stopping (a running job hands its request back)",
+            self.limits.deadline_s,
+        )
+        self._stop_serving()
+
+    def _stop_serving(self) -> None:
         with self._lock:
             self.stopping = True
             child = self.child
@@ -85,9 +146,21 @@ class _Server:
             log.debug("scheduler already stopping")
 
 
-def serve(config: WorkerConfig, once_argv: Sequence[str]) -> ExitCode:
-    """Poll until stopped; ``once_argv`` are the options each ``--once`` job gets."""
-    server = _Server(config, once_argv)
+def serve(
+    config: WorkerConfig,
+    once_argv: Sequence[str],
+    limits: ServeLimits | None = None,
+    has_work: Callable[[], bool] | None = None,
+) -> ExitCode:
+    """Poll until stopped (or ``limits`` say so); ``once_argv`` are the options each ``--once`` job gets.
+
+    ``has_work`` tells whether the queue has something to claim (``--until-empty`` needs it:
+    :func:`queue_has_work` over the worker's queue).
+    """
+    limits = limits or ServeLimits()
+    if limits.until_empty and has_work is None:
+        raise ValueError("until_empty needs has_work")
+    server = _Server(config, once_argv, limits, has_work)
     signal.signal(signal.SIGTERM, server.stop)
     signal.signal(signal.SIGINT, server.stop)
     server.scheduler.add_job(
@@ -99,15 +172,41 @@ def serve(config: WorkerConfig, once_argv: Sequence[str]) -> ExitCode:
         coalesce=True,
         next_run_time=datetime.now(UTC),
     )
+    if limits.deadline_s is not None:
+        server.scheduler.add_job(
+            server.deadline_reached,
+            "date",
+            run_date=datetime.now(UTC) + timedelta(seconds=limits.deadline_s),
+            id="deadline",
+        )
     log.info(
-        "worker %s serving: polling every %.0fs (data: %s)", config.worker_id, config.poll_s, config.data
+        "worker %s serving: polling every %.0fs (data: %s)%s%s",
+        config.worker_id,
+        config.poll_s,
+        config.data,
+        ", until the queue is empty" if limits.until_empty else "",
+        f", for at most {limits.deadline_s:g}s" if limits.deadline_s is not None else "",
     )
     server.scheduler.start()
     # The job thread may still wait for a child that is handing its request back.
     deadline = time.monotonic() + STOP_GRACE_S
     while server.child is not None and time.monotonic() < deadline:
         time.sleep(0.2)
-    return ExitCode.USAGE if server.usage_error else ExitCode.OK
+    return server.exit_code
+
+
+def without_serve_options(argv: Sequence[str]) -> list[str]:
+    """``argv`` less the options only the serve loop reads (``--once`` jobs ignore them anyway)."""
+    kept: list[str] = []
+    skip_value = False
+    for arg in argv:
+        if skip_value:
+            skip_value = False
+        elif arg == "--deadline-s":
+            skip_value = True
+        elif arg not in ("--once", "--until-empty") and not arg.startswith("--deadline-s="):
+            kept.append(arg)
+    return kept
 
 
 def describe_exit(code: int) -> str:
