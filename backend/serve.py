@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from backend.config import ExitCode, WorkerConfig
@@ -83,9 +83,12 @@ class _Server:
             self._stop_serving()
             return
         with self._lock:
-            if self.stopping:
-                return
-            child = self.child = subprocess.Popen(self.command)
+            stopping = self.stopping
+            if not stopping:
+                child = self.child = subprocess.Popen(self.command)
+        if stopping:  # asked before the scheduler started (a deadline already passed)
+            self._shutdown()
+            return
         code = child.wait()
         with self._lock:
             self.child = None
@@ -172,13 +175,10 @@ def serve(
         coalesce=True,
         next_run_time=datetime.now(UTC),
     )
-    if limits.deadline_s is not None:
-        server.scheduler.add_job(
-            server.deadline_reached,
-            "date",
-            run_date=datetime.now(UTC) + timedelta(seconds=limits.deadline_s),
-            id="deadline",
-        )
+    # A timer, not a scheduler job: a one-off job that shuts the scheduler down races with
+    # the scheduler removing that job once it has run.
+    deadline = threading.Timer(limits.deadline_s or 0.0, server.deadline_reached)
+    deadline.daemon = True
     log.info(
         "worker %s serving: polling every %.0fs (data: %s)%s%s",
         config.worker_id,
@@ -187,7 +187,10 @@ def serve(
         ", until the queue is empty" if limits.until_empty else "",
         f", for at most {limits.deadline_s:g}s" if limits.deadline_s is not None else "",
     )
+    if limits.deadline_s is not None:
+        deadline.start()
     server.scheduler.start()
+    deadline.cancel()
     # The job thread may still wait for a child that is handing its request back.
     deadline = time.monotonic() + STOP_GRACE_S
     while server.child is not None and time.monotonic() < deadline:
