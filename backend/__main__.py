@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return prefetch_main(argv[1:])
     if argv and argv[0] == "slurm":
-        from backend.slurm import main as slurm_main
+        from backend.slurm.cli import main as slurm_main
 
         return slurm_main(argv[1:])
     from backend.cli import main as worker_main

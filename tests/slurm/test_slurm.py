@@ -20,7 +20,8 @@ import pytest
 
 from backend.config import ExitCode
 from backend.serve import queue_has_work, without_serve_options
-from backend.slurm import JOB_OPTIONS, WorkerJob, main, parse_time
+from backend.slurm.cli import JOB_OPTIONS, main, parse_time
+from backend.slurm.plan import WorkerJob
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
