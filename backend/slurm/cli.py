@@ -15,6 +15,7 @@ from backend.config import ExitCode
 from backend.logs import configure_logging
 from backend.slurm.plan import Cluster, JobPlan, WorkerEnvironment
 from eval_queue.errors import EvalitaError
+from eval_queue.redact import install_log_redaction
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,7 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | 
     try:
         check_worker_options(worker_argv)
         plan = plan_from_args(args, worker_argv, os.environ if env is None else env, cwd or Path.cwd())
+        install_log_redaction(*plan.environment.secret_values)
         if args.dry_run:
             script = plan.sbatch_script()
             heading = "# Equivalent sbatch script (save it, then: sbatch FILE):"

@@ -61,7 +61,7 @@ class WorkerEnvironment:
     secret_names: tuple[str, ...]
     #: Their values, only to mask them in what is printed.
     secret_values: tuple[str, ...] = field(repr=False)
-    #: Offline switches that are not set (a warning).
+    #: Offline switches that are not set (a warning; none with a hub store: its workers need the Hub).
     online: tuple[str, ...]
 
     @classmethod
@@ -74,8 +74,11 @@ class WorkerEnvironment:
             values[name] = str((cwd / Path(values[name]).expanduser()).resolve())
         exports = (*sorted(values.items()), ("PYTHONPATH", str(REPO_ROOT)))
         secrets = tuple(n for n in SECRET_NAMES if env.get(n))
+        hub_store = bool(env.get("EVALITA_REQUESTS_REPO") and env.get("EVALITA_RESULTS_REPO"))
         online = tuple(
-            n for n in OFFLINE_NAMES if env.get(n, "").strip().lower() not in {"1", "true", "yes", "on"}
+            n
+            for n in OFFLINE_NAMES
+            if not hub_store and env.get(n, "").strip().lower() not in {"1", "true", "yes", "on"}
         )
         return cls(exports, secrets, tuple(env[n] for n in secrets), online)
 
@@ -167,6 +170,7 @@ class JobPlan:
             "account": self.account,
             "qos": self.qos,
             "cpus_per_task": self.cpus_per_worker,
+            "gpus_per_node": self.gpus_per_worker or None,  # CPU workers: no GPU line at all
         }
         setup = self.environment.export_lines() + [
             f"# {name}: from the submitting environment (--export=ALL), never written here"
@@ -177,7 +181,6 @@ class JobPlan:
             "time": self.time_min,
             "nodes": 1,
             "ntasks_per_node": 1,
-            "gpus_per_node": self.gpus_per_worker,
             "array_parallelism": self.array_parallelism,
             "signal_delay_s": self.signal_delay_s,
             "setup": setup,

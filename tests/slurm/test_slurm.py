@@ -152,6 +152,16 @@ def test_dry_run_warns_when_the_workers_would_go_online(
     assert "#SBATCH --array=0-1%2" in out and "#SBATCH --time=240" in out and "--partition" not in out
 
 
+def test_cpu_workers_on_a_hub_store_ask_for_no_gpu_and_get_no_offline_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = {"EVALITA_REQUESTS_REPO": "org/requests", "EVALITA_RESULTS_REPO": "org/results"}
+    assert main(["--workers", "1", "--gpus-per-worker", "0", "--dry-run"], env=env, cwd=tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "--gpus-per-node" not in out and "warning" not in out
+    assert "export EVALITA_REQUESTS_REPO=org/requests" in out
+
+
 @pytest.mark.parametrize("option", [*JOB_OPTIONS, "--no-such-option"])
 def test_worker_options_the_job_sets_or_the_worker_refuses_are_refused(tmp_path: Path, option: str) -> None:
     value = ["7"] if option in ("--deadline-s", "--worker-id") else []
