@@ -155,10 +155,13 @@ class JobPlan:
         """submitit's warning signal (USR2) comes this long before the limit: after the workers stopped."""
         return max(1, min(90, self.stop_margin_s // 2))
 
+    def serve_command(self) -> list[str]:
+        """``python -m backend`` serving until the queue is empty or the deadline."""
+        return [self.python, "-m", "backend", "--until-empty", "--deadline-s", str(self.deadline_s)]
+
     def worker_command(self) -> list[str]:
-        """The serve loop each task runs, less its ``--worker-id`` (the task's own)."""
-        deadline = ["--until-empty", "--deadline-s", str(self.deadline_s)]
-        return [self.python, "-m", "backend", *deadline, *self.worker_argv]
+        """The serve loop each task runs with the maintainer's options, less its ``--worker-id`` (the task's own)."""
+        return [*self.serve_command(), *self.worker_argv]
 
     def job(self) -> WorkerJob:
         return WorkerJob(tuple(self.worker_command()), self.cluster.value)
@@ -192,11 +195,10 @@ class JobPlan:
         """An equivalent plain ``sbatch`` script: submitit's builder, running the worker directly."""
         from submitit.slurm.slurm import _make_sbatch_string
 
-        command = self.worker_command()
-        head, options = command[:6], command[6:]  # python -m backend --until-empty --deadline-s D
-        line = " ".join(
-            [shlex.join(head), "--worker-id", f'"{SCRIPT_WORKER_ID}"', *map(shlex.quote, options)]
-        )
+        worker_id = f'"{SCRIPT_WORKER_ID}"'  # double quotes: the shell fills in the array ids
+        line = shlex.join(self.serve_command()) + f" --worker-id {worker_id}"
+        if self.worker_argv:
+            line += " " + shlex.join(self.worker_argv)
         script = _make_sbatch_string(
             command=line, folder=self.log_dir, map_count=self.workers, **self.slurm_parameters()
         )
