@@ -205,9 +205,7 @@ def main(argv: Sequence[str]) -> int:
         if not any(a == "--worker-id" or a.startswith("--worker-id=") for a in argv):
             once_argv += ["--worker-id", config.worker_id]
         limits = ServeLimits(until_empty=args.until_empty, deadline_s=args.deadline_s)
-        has_work = None
-        if args.until_empty:
-            has_work = partial(queue_has_work, RequestQueue(open_stores(settings).requests))
+        has_work = partial(queue_has_work, RequestQueue(open_stores(settings).requests))
         return int(serve(config, once_argv, limits, has_work))
     from backend.worker import next_track, run_once
 

@@ -2,10 +2,11 @@
 
 Each job is ``python -m backend --once`` with the worker's own options, run one at a
 time: a model's memory (GPU included) is returned to the system between requests, and a
-crash takes down one job only.  After a job that did something (0 or 1) the next poll
-runs at once; after an unreachable store (4) or missing data (5) the loop waits an
-interval.  It stops for good only on a usage error (2) or SIGTERM/SIGINT, which it
-passes on to the running job (that job hands its request back).
+crash takes down one job only.  After a job that did something (0 or 1) the next job
+runs at once if the queue has work left; otherwise, and after an unreachable store (4)
+or missing data (5), the loop waits an interval.  It stops for good only on a usage
+error (2) or SIGTERM/SIGINT, which it passes on to the running job (that job hands its
+request back).
 
 A batch job's worker (``python -m backend slurm``) also stops on its own
 (:class:`ServeLimits`): ``--until-empty`` once the queue has nothing left to claim (no
@@ -78,17 +79,33 @@ class _Server:
         self._lock = threading.Lock()
 
     def job(self) -> None:
-        if self.limits.until_empty and not self._work_left():
-            log.info("the queue has nothing left to claim: stopping (--until-empty)")
-            self._stop_serving()
-            return
+        """One poll: ``--once`` jobs back to back while the queue has work, then wait for the next poll.
+
+        A loop here, not a reschedule to "now": the scheduler skips a run that falls due
+        while this one is still counted as running (``max_instances=1``), so every worker
+        waited a whole interval after each request.  Without ``has_work`` (it cannot tell
+        work from none: a job exits 0 either way) each poll runs one job.
+        """
+        first = True
+        while first or self._has_work is not None:
+            if (self.limits.until_empty or not first) and not self._work_left():
+                if self.limits.until_empty:
+                    log.info("the queue has nothing left to claim: stopping (--until-empty)")
+                    self._stop_serving()
+                return
+            first = False
+            if not self._run_job():
+                return
+
+    def _run_job(self) -> bool:
+        """Run one ``--once`` job; True when the next one may run at once."""
         with self._lock:
             stopping = self.stopping
             if not stopping:
                 child = self.child = subprocess.Popen(self.command)
         if stopping:  # asked before the scheduler started (a deadline already passed)
             self._shutdown()
-            return
+            return False
         code = child.wait()
         with self._lock:
             self.child = None
@@ -108,13 +125,13 @@ class _Server:
                     "the data source is incomplete (see above): polling again in %.0fs", self.config.poll_s
                 )
             case ExitCode.OK | ExitCode.FAILED if not self.stopping:
-                # There may be more work: poll again right away instead of waiting an interval.
-                self.scheduler.modify_job("poll", next_run_time=datetime.now(UTC))
+                return True  # there may be more work: run the next job now, not an interval later
             case _:
                 pass
+        return False
 
     def _work_left(self) -> bool:
-        assert self._has_work is not None, "--until-empty needs a way to look at the queue"
+        assert self._has_work is not None, "--until-empty and back-to-back jobs need a look at the queue"
         try:
             return self._has_work()
         except StorageError as exc:  # cannot tell: let the job try (it exits 4 if the store is down)
@@ -123,7 +140,9 @@ class _Server:
 
     def stop(self, signum: int, _frame: Any) -> None:
         log.info("received %s: stopping (a running job hands its request back)", signal.Signals(signum).name)
-        self._stop_serving()
+        # The scheduler is shut down from another thread: this handler may have interrupted the
+        # main thread inside the scheduler's executor, holding the lock its shutdown takes.
+        self._stop_serving(shutdown=lambda: threading.Thread(target=self._shutdown, daemon=True).start())
 
     def deadline_reached(self) -> None:
         log.warning(
@@ -132,13 +151,13 @@ class _Server:
         )
         self._stop_serving()
 
-    def _stop_serving(self) -> None:
+    def _stop_serving(self, shutdown: Callable[[], None] | None = None) -> None:
         with self._lock:
             self.stopping = True
             child = self.child
         if child is not None and child.poll() is None:
             child.send_signal(signal.SIGTERM)
-        self._shutdown()
+        (shutdown or self._shutdown)()
 
     def _shutdown(self) -> None:
         from apscheduler.schedulers import SchedulerNotRunningError
@@ -157,8 +176,9 @@ def serve(
 ) -> ExitCode:
     """Poll until stopped (or ``limits`` say so); ``once_argv`` are the options each ``--once`` job gets.
 
-    ``has_work`` tells whether the queue has something to claim (``--until-empty`` needs it:
-    :func:`queue_has_work` over the worker's queue).
+    ``has_work`` tells whether the queue has something to claim (:func:`queue_has_work` over
+    the worker's queue): after a job that ran a request the next runs at once if it has, and
+    ``--until-empty`` stops when it has not.
     """
     limits = limits or ServeLimits()
     if limits.until_empty and has_work is None:

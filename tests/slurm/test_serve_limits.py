@@ -6,6 +6,7 @@ The real jobs and store are exercised through ``backend slurm --cluster local`` 
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -104,3 +105,23 @@ def test_a_deadline_passed_before_the_first_poll_still_ends_serving(jobs: tuple[
 
     assert code is ExitCode.OK
     assert len(started) <= 1  # the first poll may or may not have started a job: serving ends either way
+
+
+def test_after_a_request_the_next_job_runs_at_once_while_the_queue_has_work(
+    jobs: tuple[list, list[FakeJob]],
+) -> None:
+    _, started = jobs
+    answers = iter([True, False])
+
+    def has_work() -> bool:
+        answer = next(answers)
+        if not answer:  # the queue is empty: stop serving here (a plain worker would wait a poll)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return answer
+
+    began = time.monotonic()
+    code = serve.serve(WorkerConfig(worker_id="w1", poll_s=30), [], ServeLimits(), has_work)
+
+    assert code is ExitCode.OK
+    assert len(started) == 2
+    assert time.monotonic() - began < 15  # not a 30 s poll interval between the two

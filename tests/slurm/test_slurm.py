@@ -287,6 +287,35 @@ def test_a_local_worker_whose_deadline_passes_hands_its_request_back(tmp_path: P
     print(f"deadline hand-back: {elapsed:.1f}s")
 
 
+def test_the_dry_run_sbatch_script_runs_a_worker_that_serves_the_queue(tmp_path: Path) -> None:
+    """The printed script under bash, with a stand-in ``srun`` that runs its command as an array task would."""
+    env = _worker_env(tmp_path, sleep_s=0.2)
+    [request] = _add(_queue(tmp_path / "eval-data"), "a")
+    printed = _local_workers(
+        env, "--workers", "1", "--time", "10", "--log-dir", str(tmp_path / "logs"), "--dry-run"
+    )
+    assert printed.returncode == ExitCode.OK, printed.stderr
+    script = tmp_path / "worker.sbatch"
+    script.write_text(
+        printed.stdout.split("# Equivalent sbatch script (save it, then: sbatch FILE):\n", 1)[1]
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srun").write_text(
+        '#!/bin/bash\nwhile [[ $1 == --* ]]; do [[ $1 == --unbuffered ]] && shift || shift 2; done\nexec "$@"\n'
+    )
+    (bin_dir / "srun").chmod(0o755)
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env['PATH']}", SLURM_ARRAY_JOB_ID="77", SLURM_ARRAY_TASK_ID="0")
+
+    done = subprocess.run(
+        ["bash", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    finished = _queue(tmp_path / "eval-data").get(request.request_id)
+    assert finished.status is Status.FINISHED and finished.history[0]["by"] == "slurm-77_0"
+
+
 # --------------------------------------------------------------------------- the serve loop's limits
 
 
