@@ -219,6 +219,10 @@ def run_local(plan: JobPlan) -> int:
     for job in jobs:
         try:
             code = job.result()
+        except KeyboardInterrupt:  # Ctrl-C: every worker hands back what it holds (SIGINT → SIGTERM)
+            for running in jobs:
+                running.cancel(check=False)
+            return ExitCode.INTERRUPTED
         except submitit.core.utils.UncompletedJobError as exc:
             log.error("worker job %s did not complete: %s", job.job_id, plan.mask(str(exc))[-2000:])
             failed += 1
