@@ -27,5 +27,6 @@ runs the N workers as processes on this machine through submitit's local executo
 waits for them (the tests; a machine without Slurm).
 
 Exit codes: 0 submitted (local: every worker ended with 0); 1 the submission failed, or
-a local worker did not end with 0; 2 bad usage (nothing submitted).
+a local worker did not end with 0; 2 bad usage (nothing submitted); 3 a local run stopped
+by Ctrl-C (its workers hand back what they hold).
 """

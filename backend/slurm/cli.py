@@ -6,7 +6,6 @@ import argparse
 import logging
 import os
 import re
-import shlex
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -200,16 +199,19 @@ def submit_slurm(plan: JobPlan) -> int:
     return 0
 
 
-def run_local(plan: JobPlan) -> int:
-    """The N workers as processes here (submitit's local executor); waits for them."""
+def run_local(plan: JobPlan, pythonpath: str | None) -> int:
+    """The N workers as processes here (submitit's local executor), started in the current
+    directory; waits for them.  ``pythonpath``: the submitting environment's ``PYTHONPATH``."""
+    if plan.workdir != Path.cwd().resolve():
+        raise SlurmUsageError("--cluster local runs its workers in the current directory")
     import submitit
 
-    executor = submitit.LocalExecutor(folder=plan.log_dir)
+    # No ``setup`` (it would put a shell between us and the controller, which a cancel
+    # would not reach): the environment is set on the python command, in this directory.
+    python = plan.environment.env_command(plan.python, pythonpath)
+    executor = submitit.LocalExecutor(folder=plan.log_dir, python=python)
     executor.update_parameters(
-        timeout_min=plan.time_min,
-        gpus_per_node=plan.gpus_per_worker,
-        signal_delay_s=plan.signal_delay_s,
-        setup=[f"cd {shlex.quote(str(plan.workdir))}", *plan.environment.export_lines()],
+        timeout_min=plan.time_min, gpus_per_node=plan.gpus_per_worker, signal_delay_s=plan.signal_delay_s
     )
     jobs = executor.submit_array([plan.job()] * plan.workers)
     print(
@@ -246,7 +248,9 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | 
             print(plan.mask(f"{plan.describe(dry_run=True)}\n\n{heading}\n{script}"))
             return 0
         log.info("%s", plan.mask(plan.describe()))
-        return submit_slurm(plan) if plan.cluster is Cluster.SLURM else run_local(plan)
+        if plan.cluster is Cluster.SLURM:
+            return submit_slurm(plan)
+        return run_local(plan, (os.environ if env is None else env).get("PYTHONPATH"))
     except SlurmUsageError as exc:
         log.error("%s", exc)
         return ExitCode.USAGE

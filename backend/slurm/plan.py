@@ -8,6 +8,7 @@ array task runs.  Secrets are never held in a job or a script, only their names.
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import subprocess
@@ -91,6 +92,17 @@ class WorkerEnvironment:
             else:
                 lines.append(f"export {name}={shlex.quote(value)}")
         return lines
+
+    def env_command(self, python: str, pythonpath: str | None) -> str:
+        """``env NAME=value … PYTHON``: :attr:`exports` without a shell (the local executor's python).
+
+        ``pythonpath`` is the submitting environment's ``PYTHONPATH``, kept after the project.
+        """
+        assignments = [
+            f"{name}={value}{os.pathsep + pythonpath if name == 'PYTHONPATH' and pythonpath else ''}"
+            for name, value in self.exports
+        ]
+        return shlex.join(["env", *assignments, python])
 
 
 # --------------------------------------------------------------------------- the job
