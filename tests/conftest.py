@@ -13,3 +13,19 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 os.environ.pop("HF_TOKEN", None)
 os.environ.pop("EVALITA_REQUESTS_REPO", None)
 os.environ.pop("EVALITA_RESULTS_REPO", None)
+
+
+import pytest
+
+
+@pytest.fixture
+def toy_track(monkeypatch: pytest.MonkeyPatch):
+    """The toy fourth track registered for this test (and the processes it starts), then forgotten."""
+    from eval_queue.tracks import EXTRA_TRACKS_ENV, track_registry
+    from tests.support.toy_track import REGISTRATION
+
+    monkeypatch.setenv(EXTRA_TRACKS_ENV, REGISTRATION)
+    track_registry.cache_clear()
+    yield track_registry().spec("toy")
+    monkeypatch.delenv(EXTRA_TRACKS_ENV)
+    track_registry.cache_clear()
