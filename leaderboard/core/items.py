@@ -9,7 +9,7 @@ resampled score is ``aggregate(w @ S)``: one matrix product for thousands of res
 
 Data model (shapes: ``P`` prompts, ``n`` items, ``d`` statistics per item):
 
-* :class:`TaskItems` — one task of one run: ``stats`` ``(P, n, d)``; the items are identified by
+* :class:`TaskItems` — one task of one run: ``stats`` ``(n, P, d)``; the items are identified by
   ``(part, doc_id)``, sorted by part then doc id (``part_index`` ``(n,)`` into ``parts``,
   ``doc_ids`` ``(n,)``), the same items for every prompt.  ``parts`` are the task's strata
   (Evalita NER's three domains), ``("",)`` for a task without any.
@@ -67,7 +67,8 @@ def _frozen(array: NDArray[Any]) -> NDArray[Any]:
 class TaskItems:
     """One task of one run: per prompt and item, the metric's sufficient statistics.
 
-    ``stats[p, i]`` is item ``i``'s vector under prompt ``prompts[p]``; items are sorted by
+    ``stats[i, p]`` is item ``i``'s vector under prompt ``prompts[p]`` (items first: a resample's
+    sums are ``W @ stats.reshape(n, -1)``); items are sorted by
     ``(part_index, doc_ids)`` and unique.  ``metric`` names a ``MetricKind``; ``labels`` is the
     label set the statistics are over (F1 kinds; ``()`` otherwise), kept so a reader can say
     what each column means.
@@ -84,9 +85,9 @@ class TaskItems:
 
     def __post_init__(self) -> None:
         n = self.doc_ids.shape[0]
-        if self.stats.ndim != 3 or self.stats.shape[:2] != (len(self.prompts), n):
+        if self.stats.ndim != 3 or self.stats.shape[:2] != (n, len(self.prompts)):
             raise ValueError(
-                f"{self.task}: stats shape {self.stats.shape} is not (prompts={len(self.prompts)}, items={n}, d)"
+                f"{self.task}: stats shape {self.stats.shape} is not (items={n}, prompts={len(self.prompts)}, d)"
             )
         if self.part_index.shape != (n,) or not self.parts:
             raise ValueError(f"{self.task}: part_index shape {self.part_index.shape}, parts {self.parts}")
@@ -134,8 +135,8 @@ class TaskItems:
             raise ValueError(f"{task}: item of unknown part {exc.args[0]!r}") from None
         stats = np.array(
             [
-                [np.asarray(per_item[item], dtype=np.float64) for item in items]
-                for per_item in prompts.values()
+                [np.asarray(per_item[item], dtype=np.float64) for per_item in prompts.values()]
+                for item in items
             ],
             dtype=np.float64,
         )
@@ -159,6 +160,10 @@ class TaskItems:
     @property
     def width(self) -> int:
         return int(self.stats.shape[2])
+
+    def prompt_stats(self, prompt: str) -> NDArray[np.float64]:
+        """``(n, d)``: every item's statistics under ``prompt``."""
+        return self.stats[:, self.prompts.index(prompt)]
 
     @cached_property
     def part_slices(self) -> tuple[slice, ...]:
@@ -184,7 +189,7 @@ class TaskItems:
     def restricted(self, keep: NDArray[np.bool_], prompts: Sequence[str] | None = None) -> TaskItems:
         """The same task on the items where ``keep`` is true (and only ``prompts``, if given)."""
         rows = [self.prompts.index(p) for p in prompts] if prompts is not None else slice(None)
-        stats = self.stats[rows][:, keep]
+        stats = self.stats[keep][:, rows]
         return TaskItems(
             task=self.task,
             metric=self.metric,
@@ -257,7 +262,7 @@ def items_to_parquet(run: RunItems) -> bytes:
             columns["prompt"].append(np.full(t.n_items, prompt_names.index(prompt), dtype=np.int32))
             columns["part"].append(part_of_item)
             columns["doc"].append(t.doc_ids)
-            columns["stats"].append(t.stats[p])
+            columns["stats"].append(t.stats[:, p])
     task, prompt, part, doc = (np.concatenate(columns[k]) for k in ("task", "prompt", "part", "doc"))
     order = np.lexsort((doc, part, prompt, task))
     widths = np.concatenate([np.full(s.shape[0], s.shape[1], dtype=np.int64) for s in columns["stats"]])
@@ -300,6 +305,19 @@ def _codes(column: pa.ChunkedArray, names: Sequence[str], path: str, what: str) 
     return lookup[array.indices.to_numpy(zero_copy_only=False)]
 
 
+def _sorted_rows(*columns: NDArray[np.int64]) -> bool:
+    """Whether the rows are in strictly increasing lexicographic order of ``columns``."""
+    if columns[0].size < 2:
+        return True
+    increasing = np.zeros(columns[0].size - 1, dtype=bool)
+    tied = np.ones(columns[0].size - 1, dtype=bool)
+    for column in columns:
+        step = np.diff(column)
+        increasing |= tied & (step > 0)
+        tied &= step == 0
+    return bool(increasing.all())
+
+
 def items_from_parquet(data: bytes, path: str = ITEMS_FILE_NAME) -> RunItems:
     """Read a per-item file; :class:`MalformedFileError` says what is wrong with it."""
     try:
@@ -328,9 +346,9 @@ def items_from_parquet(data: bytes, path: str = ITEMS_FILE_NAME) -> RunItems:
         raise MalformedFileError(
             path, f"missing or mistyped column or header field: {str(exc)[:200]}"
         ) from None
-    # One sort key (task, prompt, part, doc); written files are already in this order.
-    order = np.lexsort((doc, part, prompt, task))
-    if not (order == np.arange(order.size)).all():
+    # Rows sorted by (task, prompt, part, doc): what the writer writes; another order is sorted.
+    if not _sorted_rows(task, prompt, part, doc):
+        order = np.lexsort((doc, part, prompt, task))
         task, prompt, part, doc = task[order], prompt[order], part[order], doc[order]
         starts, ends = offsets[:-1][order], offsets[1:][order]
     else:
@@ -386,10 +404,11 @@ def _task_block(
     if (part_index < 0).any():
         raise MalformedFileError(path, f"{name}: an item's part is not among {parts}")
     item_order = np.lexsort((block_doc[0], part_index))
-    first = starts[rows].reshape(len(prompts), n)
-    gather = first[:, item_order][:, :, None] + np.arange(width)
-    stats = values[gather]  # (P by name, n, d)
-    inverse = np.argsort(by_name)
+    # Where each (prompt in the header's order, item) row's stats start in ``values``.
+    first = starts[rows].reshape(len(prompts), n)[np.argsort(by_name)]
+    if not (item_order == np.arange(n)).all():
+        first = first[:, item_order]
+    stats = values[first.T[:, :, None] + np.arange(width)]  # (n, P, d)
     try:
         return TaskItems(
             task=name,
@@ -399,7 +418,7 @@ def _task_block(
             parts=tuple(parts),
             part_index=part_index[item_order].astype(np.int16),
             doc_ids=block_doc[0][item_order].copy(),
-            stats=np.ascontiguousarray(stats[inverse]),
+            stats=stats,
         )
     except ValueError as exc:
         raise MalformedFileError(path, str(exc)[:500]) from None

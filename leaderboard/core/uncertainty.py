@@ -213,17 +213,23 @@ class TaskBootstrap:
         return percentile_interval(self.cps_draws, level)
 
 
-def _resampled_sums(draws: Draws, stats: Array, part: slice) -> Array:
-    """``W[:, part] @ stats[part]`` for ``stats`` ``(n, C)``: ``(B, C)``, float64."""
-    block = stats[part]
+def _part_sums(draws: Draws, block: Array, part: slice) -> tuple[Array, Array]:
+    """Resampled sums ``W[:, part] @ block`` ``(B, C)`` and the exact observed sums ``(C,)``.
+
+    ``block`` ``(n_part, C)``.  Integer statistics (counts, 0/1) are summed in float32, which
+    is exact for them and twice as fast, and in any order; others in float64, and their
+    observed sums left to right (:func:`point_sums`, on a transposed copy so that the running
+    sum walks contiguous memory).
+    """
     if (
         block.size
         and np.abs(block).max() * block.shape[0] < _FLOAT32_EXACT
         and np.array_equal(block, np.rint(block))
     ):
-        # Integer statistics (counts, 0/1): float32 is exact and twice as fast.
-        return (draws.weights[:, part] @ block.astype(np.float32)).astype(np.float64)
-    return draws.weights64[:, part] @ block
+        resampled = (draws.weights[:, part] @ block.astype(np.float32)).astype(np.float64)
+        return resampled, block.sum(axis=0)
+    observed = point_sums(np.ascontiguousarray(block.T)[:, :, None])[:, 0]
+    return draws.weights64[:, part] @ block, observed
 
 
 def bootstrap_task_group(group: Sequence[TaskItems], draws: Draws, kinds: MetricKinds) -> list[TaskBootstrap]:
@@ -243,16 +249,15 @@ def bootstrap_task_group(group: Sequence[TaskItems], draws: Draws, kinds: Metric
     kind = kinds.get(first.metric)
     n_runs, n_prompts, n, width = len(group), len(first.prompts), first.n_items, first.width
     # (n, runs·P·d): every run's every prompt side by side, one product per part.
-    stats = np.stack([items.stats for items in group]).transpose(2, 0, 1, 3).reshape(n, -1)
+    stats = np.concatenate([items.stats.reshape(n, -1) for items in group], axis=1)
     part_scores, part_points, sizes = [], [], []
     for part in first.part_slices:
         size = part.stop - part.start
         if size == 0:
             continue
-        sums = _resampled_sums(draws, stats, part).reshape(-1, n_runs, n_prompts, width)
-        part_scores.append(kind.aggregate(sums, size))
-        exact = np.stack([point_sums(items.stats[:, part]) for items in group])  # (runs, P, d)
-        part_points.append(kind.aggregate(exact, size))
+        resampled, observed = _part_sums(draws, stats[part], part)
+        part_scores.append(kind.aggregate(resampled.reshape(-1, n_runs, n_prompts, width), size))
+        part_points.append(kind.aggregate(observed.reshape(n_runs, n_prompts, width), size))
         sizes.append(size)
     scores = combine_parts(part_scores, sizes)  # (B, runs, P)
     points = combine_parts(part_points, sizes)  # (runs, P)
