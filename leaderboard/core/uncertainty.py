@@ -458,11 +458,20 @@ def uncertainties(
     task_ids: Sequence[str],
     config: BootstrapConfig = DEFAULT_CONFIG,
     cache: DrawCache | None = None,
+    *,
+    chunk: int = 100,
 ) -> list[RunUncertainty | None]:
-    """:class:`RunUncertainty` per run (``None`` for a run without per-item data)."""
+    """:class:`RunUncertainty` per run (``None`` for a run without per-item data).
+
+    Runs are bootstrapped ``chunk`` at a time (a :class:`RunBootstrap` holds ``(P + 1)·B``
+    floats per task, a :class:`RunUncertainty` only ``B``), sharing ``cache``'s draws.
+    """
+    cache = cache or DrawCache()
     runs = list(runs)
     present = [run for run in runs if run is not None and run.tasks]
-    boots = iter(bootstrap_runs(present, kinds, config, cache))
-    return [
-        RunUncertainty.of(next(boots), task_ids) if run is not None and run.tasks else None for run in runs
-    ]
+    kept: list[RunUncertainty] = []
+    for start in range(0, len(present), chunk):
+        boots = bootstrap_runs(present[start : start + chunk], kinds, config, cache)
+        kept += [RunUncertainty.of(boot, task_ids) for boot in boots]
+    found = iter(kept)
+    return [next(found) if run is not None and run.tasks else None for run in runs]
