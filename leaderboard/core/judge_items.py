@@ -30,10 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import rankdata
 
 from leaderboard.core.tiers import DEFAULT_ALPHA, holm, paired_p_value
-from leaderboard.core.uncertainty import DEFAULT_CONFIG, BootstrapConfig, Interval, make_draws
+from leaderboard.core.uncertainty import (
+    DEFAULT_CONFIG,
+    BootstrapConfig,
+    Interval,
+    make_draws,
+    percentile_interval,
+)
 from leaderboard.tracks.judge.stats import Correlation, JudgedScore, agreement
 
 Array = NDArray[np.float64]
@@ -71,12 +76,13 @@ def _interval(draws: Array, level: float) -> Interval | None:
     finite = np.isfinite(draws)
     if finite.mean() < 1.0 - MAX_UNDEFINED:
         return None
-    low, high = np.quantile(draws[finite], [(1 - level) / 2, (1 + level) / 2])
-    return Interval(float(low), float(high), level)
+    return percentile_interval(draws[finite], level)
 
 
 def resampled_spearman(human: Array, judge: Array) -> Array:
     """Spearman ρ per row of ``(B, n)`` paired scores; NaN judge scores (unparsed) left out."""
+    from scipy.stats import rankdata  # imported here: see uncertainty.percentile_intervals
+
     human = np.where(np.isnan(judge), np.nan, human)
     rank_h = rankdata(human, axis=1, nan_policy="omit")
     rank_j = rankdata(judge, axis=1, nan_policy="omit")

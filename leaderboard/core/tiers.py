@@ -42,7 +42,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import norm
 
 Array = NDArray[np.float64]
 DEFAULT_ALPHA = 0.05
@@ -54,6 +53,8 @@ def paired_p_values(delta: Array, delta_draws: Array) -> Array:
     ``delta_draws`` ``(m, B)`` are the paired resampled differences.  A difference that is
     the same on every resample (standard error 0) has p = 0 unless it is 0 (then p = 1).
     """
+    from scipy.stats import norm  # imported here: see uncertainty.percentile_intervals
+
     delta = np.asarray(delta, dtype=np.float64)
     se = np.std(delta_draws, axis=-1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,7 +1,7 @@
 """Intervals for every score: a paired, item-level bootstrap of prompt scores, CPS and mean CPS.
 
 Track-agnostic and pure (numpy, scipy; no I/O, no UI).  Inputs are :class:`~leaderboard.core.items.TaskItems`
-(per prompt and item, the metric's sufficient statistics, ``(P, n, d)``) and a registry of
+(per item and prompt, the metric's sufficient statistics, ``(n, P, d)``) and a registry of
 :class:`~leaderboard.core.metric_kinds.MetricKind`.
 
 The resampling
@@ -30,6 +30,13 @@ The resampling
 
 A task without per-item data has no interval (``None``), never a made-up one; a model's mean
 CPS has one only when every task has.
+
+Coverage (``tests/uncertainty/test_bootstrap.py``, 1,000 simulated datasets with a known truth):
+95 % intervals cover an accuracy 95.8 %, a binary F1 94.6 %, and the CPS of six prompts of
+distinct accuracies (0.55…0.72, correlated errors, 400 items) 95.4 % of the time.  A known
+limit: when several prompts tie for the best score, MaxP's resampled values are biased upward
+(the bootstrap of a maximum at a tie) and the CPS interval under-covers (88.6 % for six prompts
+of equal accuracy); prompt scores themselves are unaffected.
 """
 
 from __future__ import annotations
@@ -86,11 +93,24 @@ class Interval:
     level: float
 
 
+def percentile_intervals(draws: Array, level: float = DEFAULT_LEVEL) -> list[Interval]:
+    """The percentile interval of each row of resampled values ``draws`` ``(k, B)``.
+
+    ``scipy.stats.quantile`` at ``(1 − level)/2`` and ``(1 + level)/2``: exactly what
+    ``scipy.stats.bootstrap(method="percentile")`` computes from its resampled statistics.
+    """
+    # Imported here: scipy.stats takes a second to import and the app imports this module
+    # while it builds the page (as leaderboard.tracks.judge.stats does).
+    from scipy.stats import quantile
+
+    alpha = (1.0 - level) / 2.0
+    bounds = quantile(np.atleast_2d(draws), np.array([alpha, 1.0 - alpha]), axis=-1)
+    return [Interval(float(low), float(high), level) for low, high in bounds]
+
+
 def percentile_interval(draws: Array, level: float = DEFAULT_LEVEL) -> Interval:
     """The percentile interval of resampled values ``draws`` ``(B,)``."""
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(draws, [alpha, 1.0 - alpha])
-    return Interval(float(low), float(high), level)
+    return percentile_intervals(np.asarray(draws)[None, :], level)[0]
 
 
 # --------------------------------------------------------------------------- draws
@@ -388,15 +408,16 @@ class RunUncertainty:
     def of(cls, boot: RunBootstrap, task_ids: Sequence[str]) -> RunUncertainty:
         level = boot.config.level
         mean = boot.mean_cps(task_ids)
+        prompt_intervals, cps_intervals = {}, {}
+        for t, tb in boot.tasks.items():
+            # One quantile call per task: every prompt's draws and the CPS's.
+            *prompts, cps = percentile_intervals(np.vstack([tb.prompt_draws, tb.cps_draws]), level)
+            prompt_intervals[t] = MappingProxyType(dict(zip(tb.prompts, prompts, strict=True)))
+            cps_intervals[t] = cps
         return cls(
             level=level,
-            prompt_intervals=MappingProxyType(
-                {
-                    t: MappingProxyType({p: tb.prompt_interval(p, level) for p in tb.prompts})
-                    for t, tb in boot.tasks.items()
-                }
-            ),
-            cps_intervals=MappingProxyType({t: tb.cps_interval(level) for t, tb in boot.tasks.items()}),
+            prompt_intervals=MappingProxyType(prompt_intervals),
+            cps_intervals=MappingProxyType(cps_intervals),
             mean_cps=None if mean is None else mean[0],
             mean_cps_interval=None if mean is None else percentile_interval(mean[1], level),
             mean_cps_draws=None if mean is None else mean[1],
