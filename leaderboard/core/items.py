@@ -69,7 +69,8 @@ class TaskItems:
 
     ``stats[i, p]`` is item ``i``'s vector under prompt ``prompts[p]`` (items first: a resample's
     sums are ``W @ stats.reshape(n, -1)``); items are sorted by
-    ``(part_index, doc_ids)`` and unique.  ``metric`` names a ``MetricKind``; ``labels`` is the
+    ``(part_index, doc_ids)`` and unique; doc ids are ≥ 0 and statistics finite.  ``metric`` names
+    a ``MetricKind``; ``labels`` is the
     label set the statistics are over (F1 kinds; ``()`` otherwise), kept so a reader can say
     what each column means.
     """
@@ -104,6 +105,11 @@ class TaskItems:
                 raise ValueError(f"{self.task}: items are not unique and sorted by (part, doc_id)")
         if self.part_index.min() < 0 or self.part_index.max() >= len(self.parts):
             raise ValueError(f"{self.task}: part_index out of range")
+        if self.doc_ids.min() < 0 or self.doc_ids.max() >= 1 << 48:  # keys() packs them in 48 bits
+            raise ValueError(f"{self.task}: doc ids must be in 0 … 2**48 − 1")
+        if not np.isfinite(self.stats).all():
+            raise ValueError(f"{self.task}: a statistic is not a finite number")
+        # Frozen like the dataclass: the arrays are made read-only (a caller's too).
         for array in (self.part_index, self.doc_ids, self.stats):
             _frozen(array)
 
