@@ -324,10 +324,25 @@ def _sorted_rows(*columns: NDArray[np.int64]) -> bool:
     return bool(increasing.all())
 
 
+#: The largest decoded size a per-item file may announce (a full Evalita run: about 3 MB).
+MAX_DECODED_BYTES = 256 * 2**20
+
+
 def items_from_parquet(data: bytes, path: str = ITEMS_FILE_NAME) -> RunItems:
-    """Read a per-item file; :class:`MalformedFileError` says what is wrong with it."""
+    """Read a per-item file; :class:`MalformedFileError` says what is wrong with it.
+
+    The file's own metadata is checked before anything is decoded: one that announces more
+    than :data:`MAX_DECODED_BYTES` is refused unread (a few KB of zstd can expand a lot).
+    """
     try:
-        table = pq.read_table(io.BytesIO(data))
+        source = pq.ParquetFile(io.BytesIO(data))
+        meta = source.metadata
+        decoded = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+        if decoded > MAX_DECODED_BYTES:
+            raise MalformedFileError(
+                path, f"announces {decoded:,} decoded bytes, more than {MAX_DECODED_BYTES:,}"
+            )
+        table = source.read()
         header = json.loads((table.schema.metadata or {})[_META_KEY])
     except (pa.ArrowException, OSError, KeyError, ValueError) as exc:
         raise MalformedFileError(path, f"not a per-item file: {str(exc)[:200]}") from None

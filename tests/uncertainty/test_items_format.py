@@ -129,3 +129,11 @@ def test_task_items_refuse_unsorted_or_repeated_items():
         )
     with pytest.raises(ValueError, match="same items"):
         TaskItems.build("t", "mean", {"p1": {ItemId("", 1): [1.0]}, "p2": {ItemId("", 2): [1.0]}})
+
+
+def test_a_file_announcing_a_huge_decoded_size_is_refused_unread(good, monkeypatch):
+    import leaderboard.core.items as items_module
+
+    monkeypatch.setattr(items_module, "MAX_DECODED_BYTES", 1000)
+    with pytest.raises(MalformedFileError, match="decoded bytes"):
+        items_from_parquet(good)
