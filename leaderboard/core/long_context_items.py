@@ -1,0 +1,102 @@
+"""Long context (INDAQA2): per-question statistics and intervals on each set's means.
+
+**To be moved into the long-context track package** (``leaderboard/tracks/long_context/``,
+issue 19); ``leaderboard.core.uncertainty`` is the generic engine it uses.  Pure.
+
+Every figure of the track's table is a ``mean`` over a harness task's questions (the task
+YAMLs aggregate ``em``, ``meteor``, ``meteor_it``, ``acc`` and ``unparsed`` with ``mean``), so a
+harness task ``indaqa2_<set>_<oe|mc>_<setting>`` is one :class:`TaskItems` whose *prompt* axis
+holds its metrics — all computed on the same questions, so resampled together — with one
+statistic per question, ``[value]``.  The intervals are those of each metric's resampled mean
+(questions resampled with replacement; draws fixed by seed, task and question ids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from eval_queue.vocabulary import Track
+from leaderboard.core.items import NO_PART, ItemId, RunItems, TaskItems
+from leaderboard.core.metric_kinds import GENERIC_KINDS, MEAN
+from leaderboard.core.uncertainty import (
+    DEFAULT_CONFIG,
+    BootstrapConfig,
+    DrawCache,
+    Interval,
+    bootstrap_runs,
+)
+from leaderboard.tracks.long_context.definition import HarnessTask, harness_tasks, metrics_for
+
+#: Every kind a long-context per-item file may name.
+LONG_CONTEXT_KINDS = GENERIC_KINDS
+
+
+def long_context_task_items(task: HarnessTask, records: Sequence[Mapping[str, Any]]) -> TaskItems | None:
+    """One harness task's questions from lm-eval's sample records (``doc_id`` and each metric).
+
+    ``None`` without records.  Raises ``ValueError`` on a record lacking a metric or a
+    repeated ``doc_id``.
+    """
+    if not records:
+        return None
+    metrics = [m.value for m in metrics_for(task.kind)]
+    per_metric: dict[str, dict[ItemId, list[float]]] = {m: {} for m in metrics}
+    for record in records:
+        key = ItemId(NO_PART, int(record["doc_id"]))
+        if key in per_metric[metrics[0]]:
+            raise ValueError(f"{task.name}: doc_id {key.doc_id} appears twice")
+        for metric in metrics:
+            value = record.get(metric)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{task.name} doc {key.doc_id}: no {metric} value")
+            per_metric[metric][key] = [float(value)]
+    return TaskItems.build(task.name, MEAN.name, per_metric)
+
+
+def long_context_run_items(samples: Mapping[str, Sequence[Mapping[str, Any]]]) -> RunItems:
+    """Every harness task of the track that has sample records, by harness task name."""
+    found = {}
+    for task in harness_tasks():
+        items = long_context_task_items(task, samples.get(task.name, ()))
+        if items is not None:
+            found[task.name] = items
+    return RunItems(track=Track.LONG_CONTEXT.value, tasks=found)
+
+
+#: setting → question set → metric → interval.
+LongContextIntervals = Mapping[str, Mapping[str, Mapping[str, Interval]]]
+
+
+def long_context_intervals(
+    runs: Sequence[RunItems | None], config: BootstrapConfig = DEFAULT_CONFIG, cache: DrawCache | None = None
+) -> list[LongContextIntervals | None]:
+    """Per run, the interval of every (setting, question set, metric) it has items for.
+
+    ``None`` for a run without per-item data; the OE and MC metrics of a set sit side by side
+    (``em``, ``meteor``, ``meteor_it``; ``acc``, ``unparsed``), as in the results file.
+    """
+    by_name = {t.name: t for t in harness_tasks()}
+    present = [run for run in runs if run is not None and run.tasks]
+    boots = iter(bootstrap_runs(present, LONG_CONTEXT_KINDS, config, cache))
+    out: list[LongContextIntervals | None] = []
+    for run in runs:
+        if run is None or not run.tasks:
+            out.append(None)
+            continue
+        table: dict[str, dict[str, dict[str, Interval]]] = {}
+        for name, tb in next(boots).tasks.items():
+            task = by_name[name]
+            cell = table.setdefault(task.setting.value, {}).setdefault(task.question_set.value, {})
+            for metric in tb.prompts:
+                cell[metric] = tb.prompt_interval(metric, config.level)
+        out.append(
+            MappingProxyType(
+                {
+                    s: MappingProxyType({q: MappingProxyType(m) for q, m in sets.items()})
+                    for s, sets in table.items()
+                }
+            )
+        )
+    return out
