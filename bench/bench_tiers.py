@@ -51,11 +51,11 @@ def main() -> None:
     import numpy as np
 
     from leaderboard.core.compare import compare_runs
-    from leaderboard.core.evalita_items import EVALITA_KINDS
     from leaderboard.core.items import items_from_parquet, items_to_parquet
     from leaderboard.core.tiers import TierEntry, assign_tiers
     from leaderboard.core.uncertainty import BootstrapConfig, DrawCache, RunUncertainty, bootstrap_runs
-    from leaderboard.suite import TASK_IDS
+    from leaderboard.tracks.evalita.definition import TASK_IDS
+    from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
     from tests.uncertainty.synthetic import REAL_SIZES, SyntheticSuite
 
     config = BootstrapConfig(n_resamples=args.resamples)

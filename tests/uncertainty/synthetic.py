@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from leaderboard.core.evalita_items import EVALITA_METRICS
 from leaderboard.core.items import RunItems, TaskItems
-from leaderboard.suite import SUITE
+from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.uncertainty import EVALITA_METRICS
 
 #: The official test sets' sizes (paper §3; NER per domain).
 REAL_SIZES: Mapping[str, Mapping[str, int]] = {

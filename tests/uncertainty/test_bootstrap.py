@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from leaderboard import scoring
-from leaderboard.core.evalita_items import EVALITA_KINDS
 from leaderboard.core.items import RunItems, TaskItems
 from leaderboard.core.uncertainty import (
     DEFAULT_CONFIG,
@@ -20,7 +18,9 @@ from leaderboard.core.uncertainty import (
     cps_of,
     uncertainties,
 )
-from leaderboard.suite import SUITE, TASK_IDS
+from leaderboard.tracks.evalita import metrics as scoring
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
+from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 
 from .synthetic import SMALL_SIZES, SyntheticSuite, pair_stats
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from leaderboard.core.compare import Verdict, compare_runs
-from leaderboard.core.evalita_items import EVALITA_KINDS
 from leaderboard.core.items import ItemId, RunItems, TaskItems
 from leaderboard.core.uncertainty import DrawCache, bootstrap_task
-from leaderboard.suite import TASK_IDS
+from leaderboard.tracks.evalita.definition import TASK_IDS
+from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 
 from .synthetic import SMALL_SIZES, SyntheticSuite
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from leaderboard.core.evalita_items import EVALITA_KINDS, EVALITA_METRICS, evalita_task_items
 from leaderboard.core.items import ItemId, RunItems, TaskItems, items_from_parquet, items_to_parquet
 from leaderboard.core.uncertainty import bootstrap_task
-from leaderboard.suite import TASKS
+from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, EVALITA_METRICS, evalita_task_items
 
 lm_metrics = pytest.importorskip("lm_eval.api.metrics")
 evalita_metrics = pytest.importorskip("lm_eval.tasks.evalita_llm.metrics")
@@ -179,7 +179,7 @@ def test_ner_f1_equals_harness_aggreg_ner():
 
 
 def test_ner_prompt_score_weights_domains_by_size_like_the_results_file():
-    convert = pytest.importorskip("backend.convert")
+    from backend.tracks.evalita import convert
     sizes = {"adg": 21, "fic": 37, "wn": 52}
     part_values = {
         p.id: {part: ner_values(100 + 10 * i + j, n) for j, (part, n) in enumerate(sizes.items())}

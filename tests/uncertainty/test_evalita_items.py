@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 import yaml
 
-from leaderboard.core.evalita_items import (
+from leaderboard.core.items import ItemId
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS, all_harness_tasks
+from leaderboard.tracks.evalita.uncertainty import (
     EVALITA_KINDS,
     EVALITA_METRICS,
     evalita_run_items,
     evalita_task_items,
 )
-from leaderboard.core.items import ItemId
-from leaderboard.suite import SUITE, TASK_IDS, TASKS, all_harness_tasks
 
 lm_eval_tasks = pytest.importorskip("lm_eval.tasks")
 EVALITA_DIR = Path(lm_eval_tasks.__file__).parent / "evalita_llm"

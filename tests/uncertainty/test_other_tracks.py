@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from leaderboard.core.judge_items import OVERALL, judge_figures, resampled_spearman, standings
-from leaderboard.core.long_context_items import (
+from leaderboard.core.uncertainty import bootstrap_task
+from leaderboard.tracks.judge.definition import CRITERIA
+from leaderboard.tracks.judge.metrics import JudgedScore
+from leaderboard.tracks.judge.uncertainty import OVERALL, judge_figures, resampled_spearman, standings
+from leaderboard.tracks.long_context.definition import AnswerKind, harness_tasks
+from leaderboard.tracks.long_context.uncertainty import (
     LONG_CONTEXT_KINDS,
     long_context_intervals,
     long_context_run_items,
 )
-from leaderboard.core.uncertainty import bootstrap_task
-from leaderboard.tracks.judge.definition import CRITERIA
-from leaderboard.tracks.judge.stats import JudgedScore
-from leaderboard.tracks.long_context.definition import AnswerKind, harness_tasks
 
 
 def long_context_samples(rng: np.random.Generator, n: int = 40) -> dict[str, list[dict]]:

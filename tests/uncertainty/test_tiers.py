@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from leaderboard.core.evalita_items import EVALITA_KINDS
 from leaderboard.core.items import RunItems, TaskItems
 from leaderboard.core.tiers import TierEntry, assign_tiers, holm, paired_p_value, paired_p_values
 from leaderboard.core.uncertainty import uncertainties
-from leaderboard.suite import TASK_IDS
+from leaderboard.tracks.evalita.definition import TASK_IDS
+from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 
 from .synthetic import SMALL_SIZES, SyntheticSuite
 

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from eval_queue.vocabulary import Track
 from leaderboard.core.items import NO_PART, ItemId, RunItems, TaskItems
 from leaderboard.core.metric_kinds import GENERIC_KINDS, MEAN
 from leaderboard.core.uncertainty import (
@@ -27,7 +26,7 @@ from leaderboard.core.uncertainty import (
     Interval,
     bootstrap_runs,
 )
-from leaderboard.tracks.long_context.definition import HarnessTask, harness_tasks, metrics_for
+from leaderboard.tracks.long_context.definition import TRACK, HarnessTask, harness_tasks, metrics_for
 
 #: Every kind a long-context per-item file may name.
 LONG_CONTEXT_KINDS = GENERIC_KINDS
@@ -62,7 +61,7 @@ def long_context_run_items(samples: Mapping[str, Sequence[Mapping[str, Any]]]) -
         items = long_context_task_items(task, samples.get(task.name, ()))
         if items is not None:
             found[task.name] = items
-    return RunItems(track=Track.LONG_CONTEXT.value, tasks=found)
+    return RunItems(track=TRACK, tasks=found)
 
 
 #: setting → question set → metric → interval.

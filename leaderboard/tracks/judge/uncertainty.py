@@ -13,7 +13,7 @@ the generic draws of ``leaderboard.core.uncertainty`` and the paired test and Ho
   (an unparsed answer never becomes a score), ρ = Pearson correlation of the average ranks
   (``scipy.stats.rankdata(axis=1, nan_policy="omit")``: what ``spearmanr`` computes, ties and
   repeated draws included) and MAE = mean |judge − human|.
-* **Points** are the published figures (``leaderboard.tracks.judge.stats.agreement``).
+* **Points** are the published figures (``leaderboard.tracks.judge.metrics.agreement``).
 * **Not distinguishable from the best**: the judge with the highest ρ is the best; each other
   judge's paired difference ρ_best − ρ_judge is tested (bootstrap standard error, as tiers)
   and the p-values Holm-adjusted over the judges compared.
@@ -39,7 +39,7 @@ from leaderboard.core.uncertainty import (
     make_draws,
     percentile_interval,
 )
-from leaderboard.tracks.judge.stats import Correlation, JudgedScore, agreement
+from leaderboard.tracks.judge.metrics import Correlation, JudgedScore, agreement
 
 Array = NDArray[np.float64]
 OVERALL = "overall"

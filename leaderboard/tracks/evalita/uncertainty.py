@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from eval_queue.vocabulary import Track
 from leaderboard.core.items import NO_PART, ItemId, RunItems, TaskItems
 from leaderboard.core.metric_kinds import (
     F1_BINARY,
@@ -53,7 +52,7 @@ from leaderboard.core.metric_kinds import (
     per_label_f1,
     sequential_sum,
 )
-from leaderboard.suite import SUITE, TaskSpec
+from leaderboard.tracks.evalita.definition import SUITE, TRACK, TaskSpec
 
 # --------------------------------------------------------------------------- Evalita's own aggregations
 
@@ -255,4 +254,4 @@ def evalita_run_items(
         items = evalita_task_items(task, samples)
         if items is not None:
             found[task.id] = items
-    return RunItems(track=Track.EVALITA.value, tasks=found)
+    return RunItems(track=TRACK, tasks=found)
