@@ -7,7 +7,7 @@
    perturbed copies, adversarial strings, very long texts) is scored by both packages with the
    project's settings (``backend/metrics/rouge/rouge.py``: rouge1, rouge2, rougeL, rougeLsum, no
    stemming, the default tokenizer) and with the as-specified Italian tokenizer
-   (``leaderboard.core.evalita_specified.ItalianTokenizer``); precision, recall and F-measure are
+   (``leaderboard.tracks.evalita.specified.ItalianTokenizer``); precision, recall and F-measure are
    compared by their IEEE-754 bits (``float.hex``).  Every difference is listed.
 2. Timing, on the sample pairs (summary-sized texts, what a SUM run scores): ``--repeat`` rounds,
    the implementations interleaved in each round so that both meet the same load; the median.
@@ -80,7 +80,7 @@ def timings(pairs: Any, repeat: int) -> list[dict[str, Any]]:
     from rouge_score import rouge_scorer as reference_impl
     from rouge_score_rs import rouge_scorer as rust_impl
 
-    from leaderboard.core.evalita_specified import ItalianTokenizer
+    from leaderboard.tracks.evalita.specified import ItalianTokenizer
 
     refs = [r for r, _ in pairs.pairs]
     preds = [p for _, p in pairs.pairs]
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from importlib.metadata import version
 
-    from leaderboard.core.evalita_specified import ItalianTokenizer
+    from leaderboard.tracks.evalita.specified import ItalianTokenizer
     from tests.metrics.rouge_pairs import adversarial_pairs, all_pairs, sample_pairs
 
     every = all_pairs()

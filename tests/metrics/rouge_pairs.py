@@ -1,6 +1,6 @@
 """(reference, prediction) pairs for checking a ROUGE implementation against ``rouge_score``.
 
-Built from every summary of the bundled SUM sample (``backend/sample_data/sum/*.jsonl``) and of
+Built from every summary of the bundled SUM sample (``leaderboard/tracks/evalita/sample_data/sum/*.jsonl``) and of
 the judge track's annotated sample, their articles and the articles' leads, perturbed copies
 (accents stripped, upper case, typographic apostrophes, a word dropped, words shuffled), and
 adversarial strings (accents, apostrophes, numbers, punctuation, other scripts, empty and
@@ -17,8 +17,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUM_FILES = (
-    REPO_ROOT / "backend/sample_data/sum/test.jsonl",
-    REPO_ROOT / "backend/sample_data/sum/dev.jsonl",
+    REPO_ROOT / "leaderboard/tracks/evalita/sample_data/sum/test.jsonl",
+    REPO_ROOT / "leaderboard/tracks/evalita/sample_data/sum/dev.jsonl",
 )
 JUDGE_FILE = REPO_ROOT / "leaderboard/tracks/judge/sample_data/annotated.jsonl"
 

@@ -10,7 +10,13 @@ import pytest
 from lm_eval.api import metrics as lm_metrics
 from sklearn.metrics import f1_score
 
-from leaderboard.core.evalita_specified import f1_macro, f1_per_label, lm_eval_f1, mc_prediction, sentipolc_f1
+from leaderboard.tracks.evalita.specified import (
+    f1_macro,
+    f1_per_label,
+    lm_eval_f1,
+    mc_prediction,
+    sentipolc_f1,
+)
 from tests.metrics.upstream import (
     HS_PROMPTS,
     SA_PROMPTS,

@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from backend.convert import detail_records
-from leaderboard.core.evalita_specified import (
+from backend.tracks.evalita.convert import detail_records
+from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.schema import DetailRecord
+from leaderboard.tracks.evalita.specified import (
     f1_macro,
     lm_eval_f1,
     lm_eval_ner_f1,
@@ -27,8 +29,6 @@ from leaderboard.core.evalita_specified import (
     parse_ner_target,
     sentipolc_f1,
 )
-from leaderboard.schema import DetailRecord
-from leaderboard.suite import TASKS
 from tests.metrics.upstream import SAMPLE_DIR, mc_task
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from leaderboard.core.evalita_specified import (
+from leaderboard.tracks.evalita.specified import (
     NO_ENTITIES,
     lm_eval_ner_f1,
     lm_eval_ner_labels,

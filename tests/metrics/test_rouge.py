@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from rouge_score import rouge_scorer, scoring, tokenize
 
-from backend.metrics.italian import ItalianTokenizer as BackendItalianTokenizer
-from leaderboard.core.evalita_specified import (
+from backend.tracks.evalita.metrics.italian import ItalianTokenizer as BackendItalianTokenizer
+from leaderboard.tracks.evalita.specified import (
     ItalianTokenizer,
     italian_tokens,
     mean,

@@ -14,8 +14,11 @@ import lm_eval
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.tasks._yaml_loader import load_yaml
 
+from leaderboard.tracks.evalita.definition import SAMPLE_DATA_DIR
+
 EVALITA_DIR = Path(lm_eval.__file__).resolve().parent / "tasks" / "evalita_llm"
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "backend" / "sample_data"
+#: The bundled Evalita sample (what the tests build documents from).
+SAMPLE_DIR = SAMPLE_DATA_DIR
 
 WIC_PROMPTS = tuple(f"_evalita-mp_wic_p{n}.yaml" for n in range(1, 7))
 HS_PROMPTS = tuple(f"_evalita-mp_hs_p{n}.yaml" for n in range(1, 7))

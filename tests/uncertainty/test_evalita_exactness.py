@@ -180,6 +180,7 @@ def test_ner_f1_equals_harness_aggreg_ner():
 
 def test_ner_prompt_score_weights_domains_by_size_like_the_results_file():
     from backend.tracks.evalita import convert
+
     sizes = {"adg": 21, "fic": 37, "wn": 52}
     part_values = {
         p.id: {part: ner_values(100 + 10 * i + j, n) for j, (part, n) in enumerate(sizes.items())}
