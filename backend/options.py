@@ -56,3 +56,16 @@ class ModelRef:
     model_id: str
     revision: str = "main"
     precision: str = "bfloat16"
+
+
+@dataclass(frozen=True)
+class RecipeInclude:
+    """How a run's recipe names its include folder, and the shell line that writes it.
+
+    The worker's include folder is a temporary one (deleted after the run); the recipe names
+    ``path`` instead and gives ``setup``, a command that writes the same folder there
+    (e.g. the Evalita data override for ``--data sample``).
+    """
+
+    path: str
+    setup: str

@@ -96,6 +96,10 @@ class ProgressTracker:
         self.phase_seconds: dict[str, float] = {}
         self.phase_requests: dict[str, int] = {}
         self._phase_start = 0.0
+        #: When the first model phase started and the last one ended (the clock's time; None
+        #: before): the runner splits setup and post-processing from the model's calls by them.
+        self.first_phase_start: float | None = None
+        self.last_phase_end: float | None = None
         self._last_event = 0.0
         self._last_log = 0.0
         self._eta = EtaModel()
@@ -139,6 +143,8 @@ class ProgressTracker:
         self._total_cost, self._done_cost = (size_total, steps_total), (0.0, 0.0)
         now = self._clock()
         self._phase_start = self._last_event = self._last_log = now
+        if self.first_phase_start is None:
+            self.first_phase_start = now
         self._eta = EtaModel()
         self._logged = (now, 0.0, 0.0)
         if self._on_progress is not None:
@@ -204,7 +210,8 @@ class ProgressTracker:
 
     def _finish_phase(self) -> None:
         if self.phase:
-            elapsed = self._clock() - self._phase_start
+            self.last_phase_end = self._clock()
+            elapsed = self.last_phase_end - self._phase_start
             self.phase_seconds[self.phase] = self.phase_seconds.get(self.phase, 0.0) + elapsed
             self.phase_requests[self.phase] = self.phase_requests.get(self.phase, 0) + self.total
             log.info("%s: %d/%d requests done in %s", self.phase, self.done, self.total, fmt_s(elapsed))

@@ -51,8 +51,9 @@ from lm_eval.tasks import TaskManager, get_task_dict
 
 from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` lm-eval model
 from backend.fastpath.vllm_settings import prepare_vllm_environment
-from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
+from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RecipeInclude, RunOptions
 from backend.progress import ProgressTracker, fmt_s
+from backend.recipe import PROJECT, lm_eval_recipe, project_version, run_cost, task_hashes
 from eval_queue.errors import EvalitaError
 from leaderboard.core.schema import RunInfo
 
@@ -64,6 +65,8 @@ RANDOM_SEED = 0
 NUMPY_SEED = 1234
 TORCH_SEED = 1234
 FEWSHOT_SEED = 1234
+#: The four seeds as the run block records them (and ``lm_eval --seed`` takes them, in this order).
+SEEDS = {"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED}
 
 __all__ = ["BACKENDS", "CPU_BATCH_SIZE", "HarnessError", "ModelRef", "RunOptions", "run_harness"]
 
@@ -98,6 +101,8 @@ class TokenCounter:
     forward_calls: int = 0
     generated_tokens: int = 0
     generate_calls: int = 0
+    # Prompt tokens prefilled for generation (padding included).
+    generation_prompt_tokens: int = 0
     detected_batch_sizes: list[int] = field(default_factory=list)
 
 
@@ -131,6 +136,7 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
 
         def counted_generate(context: Any, *args: Any, **kwargs: Any) -> Any:
             out = model_generate(context, *args, **kwargs)
+            tokens.generation_prompt_tokens += int(context.numel())
             tokens.generated_tokens += int(out.shape[0] * max(out.shape[1] - context.shape[1], 0))
             tokens.generate_calls += 1
             return out
@@ -211,6 +217,7 @@ def _versions() -> dict[str, str]:
         found["datasets"] = datasets.__version__
     except ImportError:  # pragma: no cover - lm-eval depends on datasets
         pass
+    found[PROJECT] = project_version()
     return found
 
 
@@ -316,6 +323,7 @@ def run_harness(
     log_samples: bool = True,
     model_class: str | None = None,
     model_kwargs: Mapping[str, Any] | None = None,
+    recipe_include: RecipeInclude | None = None,
 ) -> HarnessOutput:
     """Evaluate ``model`` on ``task_names`` (lm-eval task names) in one ``simple_evaluate`` call.
 
@@ -328,6 +336,10 @@ def run_harness(
     ``model_class`` names a registered lm-eval model to use instead of ``options.backend``'s
     (a track's own subclass of it, e.g. the long-context track's book-cache ``hf`` model);
     ``model_kwargs`` are extra constructor arguments for it (never secrets: not recorded).
+
+    The run block records how to run it again (``run.recipe``: the plain ``lm_eval`` command,
+    lm-eval's task hashes; ``recipe_include`` says how the command names the include folder and
+    how to write it) and what it cost (``run.cost``: wall time per phase, tokens, GPU-hours).
     """
     beat = on_progress or (lambda _note: None)
     device = resolve_device(options.device)
@@ -354,6 +366,7 @@ def run_harness(
     _instrument(lm, tracker, tokens)
 
     _quiet_harness_logs()
+    setup_start = time.monotonic()  # the tracker's clock: phases are split by its stamps
     beat("loading the tasks")
     task_manager = TaskManager(**dict(task_manager_kwargs or {}))
     tasks = _load_tasks(task_names, task_manager)
@@ -361,6 +374,7 @@ def run_harness(
     beat("building the requests")
     with fastpath_session(options.backend, lm, tasks) as fastpath_report:
         output = _simple_evaluate(lm, tasks, task_manager, num_fewshot, options, log_samples)
+    evaluate_end = time.monotonic()
     tracker.close()
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
@@ -382,6 +396,29 @@ def run_harness(
         batch_size_used=sorted(set(tokens.detected_batch_sizes))
         or ([batch_size] if isinstance(batch_size, int) else []),
         model_load_s=round(model_load_s, 3),
+        recipe=lm_eval_recipe(
+            model_class or options.backend,
+            model_args,
+            task_names,
+            num_fewshot,
+            options,
+            batch_size,
+            device,
+            seeds=SEEDS,
+            include=recipe_include
+            if task_manager_kwargs and task_manager_kwargs.get("include_path")
+            else None,
+            task_hashes=task_hashes(output.get("samples") or {}),
+        ),
+        cost=run_cost(
+            tracker,
+            tokens,
+            fastpath_report.get("fastpath") or {},
+            setup_start=setup_start,
+            evaluate_end=evaluate_end,
+            duration_s=duration,
+            gpus=1 if device.startswith("cuda") else 0,
+        ),
         **_fixed_run_fields(options, device),
     )
     log.info("harness finished in %s (model load %s)", fmt_s(duration), fmt_s(model_load_s))
@@ -444,6 +481,6 @@ def _fixed_run_fields(options: RunOptions, device: str) -> dict[str, Any]:
         "hardware": describe_hardware(device),
         "bootstrap_iters": options.bootstrap_iters,
         "max_gen_toks": options.max_gen_toks,
-        "seeds": {"random": RANDOM_SEED, "numpy": NUMPY_SEED, "torch": TORCH_SEED, "fewshot": FEWSHOT_SEED},
+        "seeds": dict(SEEDS),
         "versions": _versions(),
     }

@@ -9,6 +9,7 @@ are upgraded in :mod:`leaderboard.core.migrations`, never here.
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -41,6 +42,70 @@ class ModelInfo(BaseModel):
         if printable(value, keep_newlines=False) != value:
             raise ValueError("contains control characters")
         return value
+
+
+class RunCost(BaseModel):
+    """What a run cost, as the worker measured it: wall time per phase, tokens, GPU-hours.
+
+    The phases split the harness call as ``bench/bench_speed.py`` does: ``setup_s`` (tasks
+    loaded, requests built), ``loglikelihood_s`` and ``generation_s`` (the model's calls),
+    ``postprocess_s`` (from the last model call to the harness's return: metrics, bootstrap);
+    with ``RunInfo.model_load_s`` they add up to ``RunInfo.duration_s``.  Tokens count what
+    went through the model (log-likelihood forwards with their padding, generation prompts,
+    generated tokens); ``None`` where the backend does not report them (vllm).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    setup_s: float | None = None
+    loglikelihood_s: float | None = None
+    generation_s: float | None = None
+    postprocess_s: float | None = None
+    loglikelihood_requests: int | None = None
+    generation_requests: int | None = None
+    loglikelihood_tokens: int | None = None
+    generation_prompt_tokens: int | None = None
+    generated_tokens: int | None = None
+    #: GPUs the run held (0 on CPU) and GPU-hours = wall time × GPUs (model load included).
+    gpus: int = 0
+    gpu_hours: float | None = None
+
+    @property
+    def tokens(self) -> int | None:
+        """Every token the model processed (None when the backend counted none)."""
+        counted = [
+            t for t in (self.loglikelihood_tokens, self.generation_prompt_tokens, self.generated_tokens) if t
+        ]
+        return sum(counted) if counted else None
+
+
+class Recipe(BaseModel):
+    """How to run a run again: the equivalent plain ``lm_eval`` command and what checks it.
+
+    ``lm_eval_args`` is the command line after ``lm_eval`` (``--model hf --model_args …``);
+    ``setup`` the shell line that first writes the include folder it names (sample or local
+    data; None for the official data); ``task_hashes`` lm-eval's per-task hash of every
+    document, prompt and target (as its own results files carry them); ``notes`` say where a
+    plain ``lm_eval`` run differs from the worker's (e.g. its bootstrap draws).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    lm_eval_args: list[str]
+    setup: str | None = None
+    harness_tasks: list[str] = Field(default_factory=list)
+    task_hashes: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def command(self) -> str:
+        """The ``lm_eval`` command line, quoted for a POSIX shell."""
+        return shlex.join(["lm_eval", *self.lm_eval_args])
+
+    @property
+    def script(self) -> str:
+        """Setup (if any), then the command: what the model page offers to copy."""
+        return "\n".join(line for line in (self.setup, self.command) if line)
 
 
 class RunInfo(BaseModel):
@@ -83,6 +148,10 @@ class RunInfo(BaseModel):
     seeds: dict[str, int] = Field(default_factory=dict)
     versions: dict[str, str] = Field(default_factory=dict)
     model_load_s: float | None = None
+    # [project] How to run it again, and what it cost (written by this project's worker since
+    # issue 23; None in older files).
+    recipe: Recipe | None = None
+    cost: RunCost | None = None
 
     @field_validator("num_fewshot")
     @classmethod

@@ -8,11 +8,14 @@ its file names: it is labelled a subset and never ranked beside full runs.
 
 from __future__ import annotations
 
+import json
 import logging
+import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from backend.config import WorkerConfig
+from backend.options import RecipeInclude
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
 from eval_queue.errors import EvalitaError
@@ -104,7 +107,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         override = prepare_include_path(config.data, context.workdir, tasks=harness_names)
     except EvalitaError as exc:
         raise StageError("preparing the run", exc) from exc
-    output = _run_harness(request, config, override.task_manager_kwargs(), harness_names, context)
+    include = recipe_include(override.label, harness_names if subset_ids(tasks) else None)
+    output = _run_harness(request, config, override.task_manager_kwargs(), harness_names, context, include)
     subset = subset_ids(tasks)
     run = EvalitaRunInfo.model_validate({**output.run.model_dump(), "data": override.label, "tasks": subset})
     try:
@@ -114,6 +118,32 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         raise StageError("converting the harness output", exc) from exc
     variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
     return Evaluation(run, body, details, variant, output.architecture)
+
+
+#: Where a run's recipe writes its include folder (relative to the shell's directory).
+RECIPE_INCLUDE_DIR = "evalita-include"
+
+
+def recipe_include(data_label: str, harness_names: Sequence[str] | None) -> RecipeInclude | None:
+    """How the recipe of a run on ``sample``/``local:<name>`` data writes and names its include
+    folder (the worker's own was temporary); None for the official data (lm-eval's own tasks).
+
+    ``harness_names``: the tasks of a subset run (a local folder may hold only theirs).
+    """
+    if data_label == "hub":
+        return None
+    from backend.tracks.evalita.data import INCLUDE_DIR_NAME
+
+    # Python literals in double quotes (JSON's), so that the shell line needs only one pair of quotes.
+    tasks = f", tasks={json.dumps(list(harness_names))}" if harness_names else ""
+    code = (
+        "from pathlib import Path; from backend.tracks.evalita.data import prepare_include_path; "
+        f"prepare_include_path({json.dumps(data_label)}, Path({json.dumps(RECIPE_INCLUDE_DIR)}){tasks})"
+    )
+    return RecipeInclude(
+        path=f"{RECIPE_INCLUDE_DIR}/{INCLUDE_DIR_NAME}",
+        setup=shlex.join(["python", "-c", code]),
+    )
 
 
 def _install_offline_metrics() -> None:
@@ -128,6 +158,7 @@ def _run_harness(
     task_manager_kwargs: dict[str, object],
     harness_names: Sequence[str],
     context: RunContext,
+    include: RecipeInclude | None = None,
 ) -> HarnessOutput:
     try:
         from backend import runner
@@ -143,6 +174,7 @@ def _run_harness(
             config.harness,
             task_manager_kwargs=task_manager_kwargs,
             on_progress=context.progress.beat,
+            recipe_include=include,
         )
     except Exception as exc:
         raise StageError("running the harness", exc) from exc
