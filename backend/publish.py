@@ -9,6 +9,10 @@ store errors with :attr:`WorkerConfig.store_retry <backend.config.WorkerConfig.s
 2. The details files, then the results file, each written whole at a path the request
    determines (:mod:`eval_queue.publication`): a retry or a rerun overwrites, never adds.
    The results file goes last, so its presence means the run is fully published.
+   Then the run's rows go into the store's contents table (``contents.parquet``, a
+   compare-and-swap update, retried like the other steps): a derived index, so a failure
+   there is logged and never fails the run (``python -m leaderboard rebuild-contents``
+   repairs the table; the app reads the results files it lacks).
 3. ``finish``: FINISHED with the results path.  An answer that was lost is resolved by
    trying again: the queue accepts a request already FINISHED with this path.
 
@@ -102,6 +106,7 @@ def publish(
             raise Unconfirmed("publishing the results", exc, results_written=False) from exc
         raise StageError("publishing the results", exc) from exc
     log.info("%s: results written to %s", rid, path)
+    _update_contents(stores, evaluation, step)
     try:
         return step("marking it FINISHED", lambda: queue.finish(rid, worker, path))
     except LeaseLostError:
@@ -110,3 +115,25 @@ def publish(
         # The results are in the store: this is no failure of the run, and never FAILED.
         # The request stays in phase publishing; whoever finds its lease expired finishes it.
         raise Unconfirmed("marking the request FINISHED", exc, results_written=True) from exc
+
+
+def _update_contents(
+    stores: Stores, publication: Publication, step: Callable[[str, Callable[[], T]], T]
+) -> None:
+    """Put the published run's rows into the results store's contents table; never raises."""
+    from leaderboard.core.contents import publish_rows
+
+    try:
+        rows = step(
+            "updating the contents table",
+            lambda: publish_rows(stores.results, publication.results, publication.results_path),
+        )
+    except Exception as exc:  # a derived index must never fail a published run (see the module docstring)
+        log.warning(
+            "%s: the contents table was not updated (%s: %s); python -m leaderboard rebuild-contents repairs it",
+            publication.results_path,
+            type(exc).__name__,
+            exc,
+        )
+        return
+    log.info("%s: %d row(s) in the contents table", publication.results_path, rows)

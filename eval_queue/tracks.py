@@ -285,6 +285,12 @@ class TrackSpec:
     panels: tuple[PanelRef, ...] = ()
     #: App: ``about_markdown() -> str``, its section of the About page.
     about: str | None = None
+    #: Domain: its part of the contents table (a ``leaderboard.core.contents.TrackContents``: its
+    #: columns and ``rows(results)``, the rows of one parsed results file); None: shared columns only.
+    contents: str | None = None
+    #: App: ``record(rows) -> the record its parser returns``, built from one results file's rows of
+    #: the contents table (the app's cold start reads that table instead of every results file).
+    contents_record: str | None = None
 
     def load(self, attribute: str) -> Any:
         """The object a reference field names (``spec.load("runner")``); None if the track has none."""

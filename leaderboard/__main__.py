@@ -1,11 +1,14 @@
-"""``python -m leaderboard export [--track T] [--format csv|json] [--fewshot 0|5] [--prompts]``.
+"""``python -m leaderboard export [--track T] [--format csv|json] [--fewshot 0|5] [--prompts]``,
+``python -m leaderboard rebuild-contents [--dry-run]``.
 
 Prints a track's export table — Evalita (the default): the ranked table or, with
 ``--prompts``, the per-prompt table — of the results store configured by the
 environment (``EVALITA_DATA_DIR``, or the hub repos) on stdout.  Each track registers
 its table in :mod:`leaderboard.tracks`.  Data goes to stdout; warnings (a malformed
 results file, runs left out of the table and how to show them) go to stderr.
-Exit codes: 0 success, 1 the store could not be read, 2 bad arguments.
+``rebuild-contents`` writes the results store's contents table (``contents.parquet``) anew
+from its results files (:mod:`leaderboard.core.contents`), naming and skipping unreadable ones.
+Exit codes: 0 success, 1 the store could not be read (or written), 2 bad arguments.
 """
 
 from __future__ import annotations
@@ -75,6 +78,16 @@ def _parser() -> argparse.ArgumentParser:
         "--prompts",
         action="store_true",
         help="a track with few-shot prompts: one row per (task, num_fewshot, prompt) with MinP/MaxP/AvgP/CPS",
+    )
+    rebuild = commands.add_parser(
+        "rebuild-contents",
+        help="regenerate the contents table (contents.parquet) from the results files",
+        description="Read every results file of the configured results store and write its contents "
+        "table, contents.parquet (one row per run and setting; load it with datasets). Unreadable "
+        "files are named and skipped.",
+    )
+    rebuild.add_argument(
+        "--dry-run", action="store_true", help="read and report, write nothing (the table's rows on stdout)"
     )
     export.add_argument(
         "--include-noncomparable",
@@ -171,6 +184,48 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def rebuild_contents(args: argparse.Namespace, settings: Settings) -> int:
+    """``rebuild-contents``: the contents table regenerated from the results files, written whole.
+
+    A worker publishing meanwhile may see its rows dropped: its results file is still read by
+    the app (the table only speeds up the cold start), and a second rebuild adds them.
+    """
+    from leaderboard.core.contents import CONTENTS_PATH, rebuild
+
+    stores = open_stores(settings)
+    try:
+        rebuilt = rebuild(stores.results)
+    except StorageError as exc:
+        logger.error("cannot read the results store: %s", exc)
+        return EXIT_STORE_ERROR
+    if rebuilt.problems:
+        # Each was logged by the reader with its reason; this names them again in one place.
+        logger.warning(
+            "%d malformed results file(s) skipped: %s",
+            len(rebuilt.problems),
+            ", ".join(p.path for p in rebuilt.problems),
+        )
+    if rebuilt.unsupported:
+        logger.warning("%d results file(s) of tracks not installed here left out", len(rebuilt.unsupported))
+    files = len(set(rebuilt.table.column("results_path").to_pylist()))
+    if args.dry_run:
+        columns = [
+            c for c in ("model", "track", "setting", "data", "comparable") if c in rebuilt.table.column_names
+        ]
+        print(rebuilt.table.select(columns).to_pandas().to_string(index=False) if files else "(no rows)")
+        print(
+            f"{rebuilt.table.num_rows} row(s) from {files} results file(s); nothing written", file=sys.stderr
+        )
+        return EXIT_OK
+    try:
+        stores.results.write(CONTENTS_PATH, rebuilt.data, message="Rebuild the contents table")
+    except StorageError as exc:
+        logger.error("cannot write %s: %s", CONTENTS_PATH, exc)
+        return EXIT_STORE_ERROR
+    print(f"{CONTENTS_PATH}: {rebuilt.table.num_rows} row(s) from {files} results file(s)")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (argparse exits with 2 on bad arguments)."""
     install_log_redaction()  # token-shaped strings, until the settings name the token
@@ -187,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     match args.command:
         case "export":
             return export(args, settings)
+        case "rebuild-contents":
+            return rebuild_contents(args, settings)
         case _:
             raise AssertionError(f"unhandled command {args.command!r}")
 

@@ -69,6 +69,11 @@ class ResultsCache:
         self._entries[path] = entry
         self.parsed_count += 1
 
+    def seed(self, path: str, entry: ParsedFile) -> None:
+        """Take ``entry`` for ``path`` without reading the file (built from the contents table at
+        cold start); used while the store lists ``path`` at ``entry.version``, like a parsed one."""
+        self._entries[path] = entry
+
     def keep_only(self, paths: Iterable[str]) -> None:
         """Forget files that are no longer in the store."""
         alive = set(paths)

@@ -100,7 +100,7 @@ class Recipe(BaseModel):
     @property
     def command(self) -> str:
         """The ``lm_eval`` command line, quoted for a POSIX shell."""
-        return shlex.join(["lm_eval", *self.lm_eval_args])
+        return shlex.join(["lm_eval", "run", *self.lm_eval_args])
 
     @property
     def script(self) -> str:

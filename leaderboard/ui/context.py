@@ -31,6 +31,7 @@ from eval_queue.storage import Stores, open_stores
 from eval_queue.submission import SubmissionForm, submit
 from eval_queue.tracks import DEFAULT_TRACK, TrackRegistry, track_registry
 from leaderboard.store import ResultsCache, StoreResults, read_results_store
+from leaderboard.store_contents import seed_from_contents
 from leaderboard.views.common import md_text
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ class AppContext:
     download_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="evalita-csv-")))
     #: The tracks whose results are read and shown (their specs' parsers and snapshots).
     registry: TrackRegistry = field(default_factory=track_registry, repr=False)
+    #: Cold start from the store's contents table (one file) rather than every results file.
+    use_contents: bool = True
     _cache: ResultsCache = field(default_factory=ResultsCache, repr=False)
     #: The latest read of the store, every track's files in it.
     _store: StoreResults | None = field(default=None, repr=False)
@@ -166,6 +169,8 @@ class AppContext:
             if self._store is not None and self._age() < interval:
                 return
             self._read_started_at = self.clock()
+            if self._store is None and self.use_contents:
+                seed_from_contents(self.stores.results, self._cache, self.registry)
             store = read_results_store(self.stores.results, cache=self._cache, registry=self.registry)
             changed = self._cache.parsed_count != self._parsed_seen
             self._parsed_seen = self._cache.parsed_count

@@ -41,4 +41,6 @@ SPEC = TrackSpec(
         f"{_APP}.tab.plots:PlotsTab",
     ),
     about=f"{_APP}.about:about_markdown",
+    contents="leaderboard.tracks.evalita.contents:CONTENTS",
+    contents_record=f"{_APP}.contents:record_of_rows",
 )

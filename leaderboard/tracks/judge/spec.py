@@ -40,4 +40,5 @@ SPEC = TrackSpec(
         PanelRef("model", f"{_APP}.panels:ModelJudgePanel"),
     ),
     about="leaderboard.tracks.judge.definition:about_markdown",
+    contents="leaderboard.tracks.judge.contents:CONTENTS",
 )

@@ -26,4 +26,5 @@ SPEC = TrackSpec(
     export=f"{_APP}.export:export_results",
     tabs=(f"{_APP}.tab:LongContextTab",),
     about="leaderboard.tracks.long_context.definition:about_markdown",
+    contents="leaderboard.tracks.long_context.contents:CONTENTS",
 )

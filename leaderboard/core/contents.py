@@ -1,0 +1,476 @@
+"""The contents table: every results file of a store as rows of one Parquet file, ``contents.parquet``.
+
+One row per (results file, setting): an Evalita run is one row (its few-shot setting), a
+long-context run one row per context setting, a judge run one row (its mode).  The columns
+are fixed by an explicit schema (:func:`contents_schema`): the shared ones, defined here
+once — who (model, revision, precision…), what (track, setting, variant, data, comparable),
+with what (harness and library versions, backend, hardware), when (dates), at what cost
+(wall time per phase, tokens, GPU-hours), how to run it again (the plain ``lm_eval``
+command) and where (results and details paths) — and each track's own, which its spec
+names (``TrackSpec.contents``: a :class:`TrackContents`, its columns and a function that
+returns the rows of one parsed results file).  Scores are on the 0–1 scale, as in the
+results files; a score that does not exist is null, never 0.
+
+The file sits at the root of the results store, beside the results files.  The worker
+replaces a run's rows after publishing it (:func:`publish_rows`, a compare-and-swap
+``Storage.update``, so concurrent workers keep each other's rows); ``python -m leaderboard
+rebuild-contents`` regenerates it from the results files (:func:`rebuild`).  Each row
+records the store version of the results file it was built from (``results_version``): a
+reader knows which rows are current and reads the other results files themselves.
+
+Anyone reads it with ``datasets``::
+
+    datasets.load_dataset("parquet", data_files="eval-data/results/contents.parquet")
+    datasets.load_dataset("parquet", data_files="hf://datasets/ORG/RESULTS/contents.parquet")
+
+Interval and tier columns (issue 21) are nullable and empty for now: a track fills its own
+through its ``rows`` (Evalita's hook is :func:`leaderboard.tracks.evalita.contents.interval_columns`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundError
+from eval_queue.requests import run_label
+from eval_queue.safe_json import RESULTS_LIMITS, load_object
+from eval_queue.storage.base import Storage
+from eval_queue.storage.paths import DETAILS_FOLDER
+from eval_queue.tracks import TrackRegistry, track_registry
+from leaderboard.core.migrations import track_of, upgrade
+from leaderboard.core.schema import ResultsEnvelope
+
+logger = logging.getLogger(__name__)
+
+#: Where the table lives in the results store (its root, beside the ``org/model/`` folders).
+CONTENTS_PATH = "contents.parquet"
+#: The schema's version, in the Parquet schema metadata under :data:`METADATA_KEY`.
+CONTENTS_FORMAT = "leaderboard-contents/1"
+METADATA_KEY = b"leaderboard-contents"
+#: The largest contents file a reader accepts (checked before reading).
+CONTENTS_MAX_BYTES = 512 * 2**20
+
+Row = dict[str, Any]
+
+
+def column(name: str, kind: pa.DataType, description: str) -> pa.Field:
+    """A nullable column with its description (kept in the Parquet file's field metadata)."""
+    return pa.field(name, kind, nullable=True, metadata={"description": description})
+
+
+#: Who, what, on which data: the columns every row starts with.
+HEAD_COLUMNS: tuple[pa.Field, ...] = (
+    column("model", pa.string(), "model id on the Hugging Face Hub"),
+    column("revision", pa.string(), "the model's commit"),
+    column("precision", pa.string(), "the dtype the weights ran in (float32 on CPU)"),
+    column("track", pa.string(), "evalita | long-context | judge"),
+    column(
+        "setting",
+        pa.string(),
+        "the row's setting within its track: 0shot|5shot (evalita), 10k|50k|full (long-context), "
+        "meta|generations (judge)",
+    ),
+    column("num_fewshot", pa.int64(), "few-shot examples per prompt"),
+    column("variant", pa.string(), "the part of the track the run covered (e.g. wic-sa); null: all"),
+    column("data", pa.string(), "hub (the official data) | sample | local:<name> | hub:<org>/<name>"),
+    column("limit", pa.float64(), "items per task the run was limited to (null: all)"),
+    column("comparable", pa.bool_(), "ranked by default: a full run on the official data"),
+)
+#: With what, when, at what cost, how to run it again, where: the columns every row ends with.
+TAIL_COLUMNS: tuple[pa.Field, ...] = (
+    column("requested_precision", pa.string(), "the precision the request asked for"),
+    column("params_b", pa.float64(), "parameters, billions"),
+    column("model_type", pa.string(), "pretrained | instruction-tuned | …"),
+    column("license", pa.string(), "the model's licence"),
+    column("architecture", pa.string(), "the model class (LlamaForCausalLM …)"),
+    column("harness", pa.string(), "lm-eval and its version"),
+    column("backend", pa.string(), "the worker's model backend (hf, hf-fast, vllm, a track's class)"),
+    column("lm_eval_version", pa.string(), "lm-eval's version"),
+    column("transformers_version", pa.string(), "transformers' version"),
+    column("torch_version", pa.string(), "torch's version"),
+    column("datasets_version", pa.string(), "datasets' version"),
+    column("project_version", pa.string(), "this project's version (and commit)"),
+    column("device", pa.string(), "cpu | cuda | cuda:N"),
+    column("hardware", pa.string(), "the machine the run used"),
+    column("batch_size", pa.string(), "the batch size asked (auto: lm-eval's probe)"),
+    column("chat_template", pa.bool_(), "prompts rendered with the model's chat template"),
+    column("bootstrap_iters", pa.int64(), "bootstrap draws behind each stderr"),
+    column("max_gen_toks", pa.int64(), "a cap on generated tokens (smoke runs only)"),
+    column("started_at", pa.timestamp("s", tz="UTC"), "when the harness started"),
+    column("finished_at", pa.timestamp("s", tz="UTC"), "when the harness finished"),
+    column("duration_s", pa.float64(), "wall time of the harness call, model load included"),
+    column("model_load_s", pa.float64(), "wall time loading the model"),
+    column("setup_s", pa.float64(), "wall time loading the tasks and building the requests"),
+    column("loglikelihood_s", pa.float64(), "wall time of the log-likelihood phase"),
+    column("generation_s", pa.float64(), "wall time of the generation phase"),
+    column("postprocess_s", pa.float64(), "wall time after the last model call (metrics, bootstrap)"),
+    column("tokens", pa.int64(), "tokens the model processed (forwards with padding, prompts, answers)"),
+    column("generated_tokens", pa.int64(), "tokens generated"),
+    column("gpus", pa.int64(), "GPUs the run held (0 on CPU)"),
+    column("gpu_hours", pa.float64(), "wall time × GPUs, in hours (null on CPU)"),
+    column("lm_eval_command", pa.string(), "the equivalent plain lm_eval command line"),
+    column("request_id", pa.string(), "the queue request that asked for the run"),
+    column("worker_id", pa.string(), "the worker that ran it"),
+    column("results_path", pa.string(), "the results file, in the results store"),
+    column("results_version", pa.string(), "the store's version of that file when the row was built"),
+    column("details_path", pa.string(), "the per-sample details folder, in the details store"),
+    column("run_json", pa.string(), "the results file's run block, verbatim (JSON)"),
+)
+SHARED_NAMES = frozenset(f.name for f in (*HEAD_COLUMNS, *TAIL_COLUMNS))
+#: The row order: one run's rows together, runs by track, model and setting.
+SORT_KEYS = ("track", "model", "revision", "precision", "num_fewshot", "variant", "setting", "results_path")
+
+
+@dataclass(frozen=True)
+class TrackContents:
+    """A track's part of the contents table (what ``TrackSpec.contents`` names).
+
+    ``columns``: its own columns (names unique across tracks and apart from the shared ones).
+    ``rows(results)``: the rows of one parsed results file (its results type), each with
+    ``setting`` and any of its columns; the shared columns are filled here.
+    """
+
+    columns: tuple[pa.Field, ...]
+    rows: Callable[[ResultsEnvelope], list[Row]]
+
+
+class ContentsError(MalformedFileError):
+    """The contents file cannot be used (not Parquet, another format): rebuild it."""
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+def track_contents(registry: TrackRegistry | None = None) -> dict[str, TrackContents]:
+    """The contents part of every registered track that has one, by track name (registry order)."""
+    parts = {}
+    for spec in registry or track_registry():
+        part = spec.load("contents")
+        if part is not None:
+            parts[spec.name] = part
+    return parts
+
+
+def contents_schema(registry: TrackRegistry | None = None) -> pa.Schema:
+    """The table's schema: the head columns, each track's columns (registry order), the tail columns.
+
+    Raises :class:`ValueError` when two tracks (or a track and the shared columns) name the same column.
+    """
+    owner: dict[str, str] = {name: "the shared columns" for name in SHARED_NAMES}
+    fields = list(HEAD_COLUMNS)
+    for track, part in track_contents(registry).items():
+        for field in part.columns:
+            if field.name in owner:
+                raise ValueError(f"contents column {field.name!r} of {track} is also in {owner[field.name]}")
+            owner[field.name] = track
+            fields.append(field)
+    fields += TAIL_COLUMNS
+    header = json.dumps({"format": CONTENTS_FORMAT})
+    return pa.schema(fields, metadata={METADATA_KEY: header.encode()})
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _timestamp(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def variant_of(path: str, results: ResultsEnvelope) -> str | None:
+    """The variant a results file's name carries (``…_0shot-wic-sa.json`` → ``wic-sa``), None for all."""
+    name = path.rsplit("/", 1)[-1].removesuffix(".json")
+    label = run_label(results.track, results.run.num_fewshot, None)
+    _, found, rest = name.partition(f"_{results.model.precision}_{label}")
+    if not found or not rest.startswith("-"):
+        return None
+    return rest[1:] or None
+
+
+def shared_values(results: ResultsEnvelope, path: str, version: str | None) -> Row:
+    """The shared columns of every row of one results file."""
+    model, run = results.model, results.run
+    cost, recipe = run.cost, run.recipe
+    versions = run.versions
+    return {
+        "model": model.id,
+        "revision": model.revision,
+        "precision": model.precision,
+        "track": results.track,
+        "num_fewshot": run.num_fewshot,
+        "variant": variant_of(path, results),
+        "data": run.data,
+        "limit": None if run.limit is None else float(run.limit),
+        "comparable": results.comparable,
+        "requested_precision": run.requested_precision,
+        "params_b": model.params_b,
+        "model_type": model.model_type,
+        "license": model.license,
+        "architecture": model.architecture,
+        "harness": run.harness,
+        "backend": run.backend,
+        "lm_eval_version": versions.get("lm_eval"),
+        "transformers_version": versions.get("transformers"),
+        "torch_version": versions.get("torch"),
+        "datasets_version": versions.get("datasets"),
+        "project_version": versions.get("evalita-llm-leaderboard"),
+        "device": run.device,
+        "hardware": run.hardware,
+        "batch_size": None if run.batch_size is None else str(run.batch_size),
+        "chat_template": run.chat_template,
+        "bootstrap_iters": run.bootstrap_iters,
+        "max_gen_toks": run.max_gen_toks,
+        "started_at": _timestamp(run.started_at),
+        "finished_at": _timestamp(run.finished_at),
+        "duration_s": run.duration_s,
+        "model_load_s": run.model_load_s,
+        "setup_s": cost.setup_s if cost else None,
+        "loglikelihood_s": cost.loglikelihood_s if cost else None,
+        "generation_s": cost.generation_s if cost else None,
+        "postprocess_s": cost.postprocess_s if cost else None,
+        "tokens": cost.tokens if cost else None,
+        "generated_tokens": cost.generated_tokens if cost else None,
+        "gpus": cost.gpus if cost else None,
+        "gpu_hours": cost.gpu_hours if cost else None,
+        "lm_eval_command": recipe.command if recipe else None,
+        "request_id": run.request_id,
+        "worker_id": run.worker_id,
+        "results_path": path,
+        "results_version": version,
+        "details_path": run.details_path,
+        "run_json": json.dumps(run.model_dump(mode="json"), ensure_ascii=False, sort_keys=True),
+    }
+
+
+def rows_of(
+    results: ResultsEnvelope, path: str, version: str | None, registry: TrackRegistry | None = None
+) -> list[Row]:
+    """The rows of one parsed results file: its track's rows, each with the shared columns.
+
+    A track without a contents part gets one row of shared columns (its setting empty).
+    """
+    part = track_contents(registry).get(results.track)
+    shared = shared_values(results, path, version)
+    own = part.rows(results) if part is not None else [{}]
+    rows = []
+    for row in own:
+        clash = SHARED_NAMES.intersection(row) - {"setting", "comparable"}
+        if clash:
+            raise ValueError(f"{results.track} rows may not set shared columns {sorted(clash)}")
+        rows.append({**shared, **row})
+    return rows
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def table_of(rows: Iterable[Row], schema: pa.Schema) -> pa.Table:
+    """Rows as a table of ``schema`` (a column a row lacks is null), in :data:`SORT_KEYS` order."""
+    return _sorted(pa.Table.from_pylist(list(rows), schema=schema))
+
+
+def _sorted(table: pa.Table) -> pa.Table:
+    return table.sort_by([(key, "ascending") for key in SORT_KEYS]) if table.num_rows else table
+
+
+def to_parquet(table: pa.Table) -> bytes:
+    """The table as Parquet bytes (zstd), the schema's metadata kept."""
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+def read_table(data: bytes, path: str = CONTENTS_PATH) -> pa.Table:
+    """A contents file as a table; :class:`ContentsError` if it is not one (not Parquet, another format)."""
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ContentsError(path, f"not a Parquet file: {exc}") from None
+    metadata = table.schema.metadata or {}
+    try:
+        header = json.loads(metadata.get(METADATA_KEY, b"{}"))
+    except ValueError:
+        header = {}
+    if not isinstance(header, dict) or header.get("format") != CONTENTS_FORMAT:
+        raise ContentsError(path, f"not a {CONTENTS_FORMAT} table")
+    if "results_path" not in table.column_names:
+        raise ContentsError(path, "it has no results_path column")
+    return table
+
+
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` in ``schema``: a missing column null, an unknown one dropped, types cast.
+
+    So a table written before a track (or a column) was added merges with today's rows.
+    """
+    columns = []
+    for field in schema:
+        if field.name in table.column_names:
+            columns.append(table.column(field.name).cast(field.type))
+        else:
+            columns.append(pa.nulls(table.num_rows, field.type))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def with_rows(existing: bytes | None, path: str, rows: Sequence[Row], schema: pa.Schema) -> bytes:
+    """The contents file ``existing`` (None: none yet) with the rows of ``path`` replaced by ``rows``.
+
+    Raises :class:`ContentsError` when ``existing`` is not a contents file (never overwritten:
+    ``rebuild-contents`` replaces it).
+    """
+    new = table_of(rows, schema)
+    if existing is None:
+        return to_parquet(new)
+    current = conform(read_table(existing), schema)
+    # A row without a path (never written so) is dropped with the filter's nulls.
+    kept = current.filter(pc.not_equal(current.column("results_path"), pa.scalar(path)))
+    return to_parquet(_sorted(pa.concat_tables([kept, new])))
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def upsert(storage: Storage, path: str, transform: Callable[[bytes | None], bytes], message: str) -> None:
+    """Compare-and-swap ``path`` with ``transform`` (which gets None while the file does not exist).
+
+    Two writers creating it at once: one wins the create, the other updates the winner's file.
+    """
+    for _ in range(5):
+        try:
+            storage.update(path, transform, message=message)
+            return
+        except NotFoundError:
+            pass
+        try:
+            storage.create(path, transform(None), message=message)
+            return
+        except AlreadyExistsError:
+            continue  # created meanwhile: update it
+    raise AlreadyExistsError(f"{path}: kept appearing and disappearing while being written")
+
+
+def publish_rows(
+    storage: Storage, results: ResultsEnvelope, path: str, registry: TrackRegistry | None = None
+) -> int:
+    """Put the rows of the results file at ``path`` (just written) into the store's contents file.
+
+    Its store version is read back first (the rows say which version they describe).  The
+    file is updated by compare-and-swap: concurrent workers keep each other's rows.  Returns
+    the number of rows written; raises ``StorageError`` / :class:`ContentsError`.
+    """
+    version = storage.versions(path).get(path)
+    rows = rows_of(results, path, version, registry)
+    schema = contents_schema(registry)
+    upsert(
+        storage,
+        CONTENTS_PATH,
+        lambda existing: with_rows(existing, path, rows, schema),
+        message=f"Contents: {path}",
+    )
+    return len(rows)
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """A contents table regenerated from a store's results files."""
+
+    table: pa.Table
+    #: The results files that could not be read, each named with its reason (skipped).
+    problems: tuple[MalformedFileError, ...]
+    #: Results files of a registered track that has no results type installed here.
+    unsupported: tuple[str, ...] = ()
+
+    @property
+    def data(self) -> bytes:
+        return to_parquet(self.table)
+
+
+def is_results_path(path: str) -> bool:
+    """``org/model/results_<ts>….json`` (the store's results files; the details folder excluded)."""
+    name = path.rsplit("/", 1)[-1]
+    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
+
+
+def parse_results(data: bytes, path: str, registry: TrackRegistry | None = None) -> ResultsEnvelope | None:
+    """A results file as its track's results type; None if that track's type is not installed.
+
+    Raises :class:`MalformedFileError` naming the file (bad JSON, unknown schema or track, a
+    file its track's schema refuses).
+    """
+    registry = registry or track_registry()
+    raw = load_object(data, path, RESULTS_LIMITS)
+    track = track_of(raw.get("schema"), raw.get("track"), path, registry.names)
+    results_type = registry.spec(track).load("results_type")
+    if results_type is None:
+        return None
+    return results_type.from_raw(upgrade(raw, path), path)
+
+
+def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
+    """The contents table of every readable results file in ``storage`` (nothing is written).
+
+    A file that cannot be read is named in ``problems`` (and logged) and skipped, as every
+    reader of the store does.
+    """
+    registry = registry or track_registry()
+    schema = contents_schema(registry)
+    versions = {p: v for p, v in storage.versions().items() if is_results_path(p)}
+    rows: list[Row] = []
+    problems: list[MalformedFileError] = []
+    unsupported: list[str] = []
+    for path in sorted(versions):
+        try:
+            results = parse_results(storage.read(path, max_bytes=RESULTS_LIMITS.max_bytes), path, registry)
+        except NotFoundError:
+            continue  # deleted since the listing
+        except MalformedFileError as exc:
+            logger.warning("skipping results file %s", exc)
+            problems.append(exc)
+            continue
+        if results is None:
+            unsupported.append(path)
+            continue
+        rows.extend(rows_of(results, path, versions[path], registry))
+    return Rebuilt(table_of(rows, schema), tuple(problems), tuple(unsupported))
+
+
+def read_contents(storage: Storage) -> pa.Table | None:
+    """The store's contents table, None when it has none; :class:`ContentsError` if it is unusable."""
+    try:
+        data = storage.read(CONTENTS_PATH, max_bytes=CONTENTS_MAX_BYTES)
+    except NotFoundError:
+        return None
+    return read_table(data)
+
+
+def rows_by_file(table: pa.Table) -> dict[tuple[str, str], list[Row]]:
+    """``{(results path, results version): rows}`` of a contents table (rows in table order)."""
+    grouped: dict[tuple[str, str], list[Row]] = {}
+    for row in table.to_pylist():
+        path, version = row.get("results_path"), row.get("results_version")
+        if path and version:
+            grouped.setdefault((path, version), []).append(row)
+    return grouped
+
+
+def run_block(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The results file's run block a row keeps (``run_json``), as a dict."""
+    value = json.loads(row["run_json"]) if row.get("run_json") else {}
+    if not isinstance(value, dict):
+        raise ValueError("run_json is not an object")
+    return value

@@ -1,0 +1,122 @@
+"""The Evalita track's part of the contents table (:mod:`leaderboard.core.contents`).
+
+One row per results file (its few-shot setting): the mean CPS (the ranking score; null for a
+run that lacks a task), per task CPS, MaxP, AvgP and the best prompt (paper §5, computed by
+:mod:`leaderboard.tracks.evalita.metrics` from the file's prompt scores), and every prompt's
+score with its stderr and item count (``prompt_scores``: what the app's boards are built
+from at cold start).  Scores on the 0–1 scale; null where the paper says N/A.
+
+The prompt scores kept are those the app ranks: a task of the suite scored with its metric,
+a prompt of that task (the rule of :mod:`leaderboard.tracks.evalita.app.results`); anything
+else in a file is left out, as there.
+
+Intervals and tiers (issue 21) have their columns — ``avg_cps_low``/``avg_cps_high``,
+``<task>_cps_low``/``<task>_cps_high``, ``tier`` — nullable and empty until
+:func:`interval_columns` fills them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from eval_queue.vocabulary import fewshot_label
+from leaderboard.core.contents import Row, TrackContents, column
+from leaderboard.core.schema import ResultsEnvelope
+from leaderboard.tracks.evalita.definition import SUITE, TASKS
+from leaderboard.tracks.evalita.metrics import overall_score, score_task
+from leaderboard.tracks.evalita.schema import ResultsFile
+
+#: One prompt's score in ``prompt_scores``.
+PROMPT_SCORE = pa.struct(
+    [
+        pa.field("task", pa.string()),
+        pa.field("prompt", pa.string()),
+        pa.field("score", pa.float64()),
+        pa.field("stderr", pa.float64()),
+        pa.field("n", pa.int64()),
+    ]
+)
+#: One prompt score as the app's records keep it: task, prompt, score, stderr, n.
+PromptRow = tuple[str, str, float | None, float | None, int | None]
+
+
+def _columns() -> tuple[pa.Field, ...]:
+    fields = [
+        column("avg_cps", pa.float64(), "evalita: mean CPS over the ten tasks (the ranking score; 0–1)"),
+        column("avg_cps_low", pa.float64(), "evalita: lower end of the mean CPS's interval (issue 21)"),
+        column("avg_cps_high", pa.float64(), "evalita: upper end of the mean CPS's interval (issue 21)"),
+        column("tier", pa.string(), "evalita: the run's tier among the comparable runs (issue 21)"),
+    ]
+    for task in SUITE:
+        name = f"evalita: {task.abbrev}"
+        fields += [
+            column(f"{task.id}_cps", pa.float64(), f"{name} CPS = (1 − (MaxP − AvgP)) · MaxP"),
+            column(f"{task.id}_maxp", pa.float64(), f"{name} best prompt's score (MaxP)"),
+            column(f"{task.id}_avgp", pa.float64(), f"{name} mean prompt score (AvgP)"),
+            column(f"{task.id}_best_prompt", pa.string(), f"{name} the prompt that reached MaxP"),
+            column(f"{task.id}_cps_low", pa.float64(), f"{name} lower end of CPS's interval (issue 21)"),
+            column(f"{task.id}_cps_high", pa.float64(), f"{name} upper end of CPS's interval (issue 21)"),
+        ]
+    fields.append(
+        column(
+            "prompt_scores",
+            pa.list_(PROMPT_SCORE),
+            "evalita: every prompt's score (0–1), stderr and items: task, prompt, score, stderr, n",
+        )
+    )
+    return tuple(fields)
+
+
+def known_prompt_scores(results: ResultsFile) -> list[PromptRow]:
+    """The file's prompt scores the app ranks: suite tasks with their metric, their prompts."""
+    rows: list[PromptRow] = []
+    for task_id, task_result in results.tasks.items():
+        task = TASKS.get(task_id)
+        if task is None or task_result.metric != task.metric:
+            continue
+        for prompt_id, prompt in task_result.prompts.items():
+            if prompt_id in task.prompt_ids:
+                rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n))
+    return rows
+
+
+def interval_columns(results: ResultsFile) -> dict[str, Any]:
+    """The interval and tier columns of a run's row — the hook issue 21 connects.
+
+    Today: none (the columns stay null).  Once runs carry their per-item file, this returns
+    ``avg_cps_low``/``avg_cps_high`` and ``<task>_cps_low``/``<task>_cps_high`` from the
+    run's bootstrap (``leaderboard.core.uncertainty``); ``tier`` depends on the whole field
+    and is filled by whoever ranks the table.
+    """
+    del results
+    return {}
+
+
+def rows(results: ResultsEnvelope) -> list[Row]:
+    """The one row of an Evalita results file."""
+    assert isinstance(results, ResultsFile)
+    prompts = known_prompt_scores(results)
+    by_task: dict[str, dict[str, float | None]] = {}
+    for task_id, prompt_id, score, _stderr, _n in prompts:
+        by_task.setdefault(task_id, {})[prompt_id] = score
+    row: Row = {"setting": fewshot_label(results.run.num_fewshot)}
+    task_cps = {}
+    for task in SUITE:
+        scored = score_task(task, by_task.get(task.id, {}))
+        task_cps[task.id] = scored.cps
+        row |= {
+            f"{task.id}_cps": scored.cps,
+            f"{task.id}_maxp": scored.maxp,
+            f"{task.id}_avgp": scored.avgp,
+            f"{task.id}_best_prompt": scored.best_prompt,
+        }
+    row["avg_cps"] = overall_score(task_cps).avg_cps
+    row["prompt_scores"] = [
+        {"task": t, "prompt": p, "score": s, "stderr": e, "n": n} for t, p, s, e, n in prompts
+    ]
+    return [row | interval_columns(results)]
+
+
+CONTENTS = TrackContents(columns=_columns(), rows=rows)
