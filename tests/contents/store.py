@@ -19,7 +19,13 @@ BROKEN_FILE = "broken-org/model/results_2025-01-01T00-00-00Z.json"
 
 
 def evalita_file(
-    model: str, score: float = 0.5, *, num_fewshot: int = 0, finished: str = "2026-01-02T03:04:05Z"
+    model: str,
+    score: float = 0.5,
+    *,
+    num_fewshot: int = 0,
+    finished: str = "2026-01-02T03:04:05Z",
+    revision: str = "a" * 40,
+    precision: str = "bfloat16",
 ) -> tuple[str, ResultsFile]:
     """A comparable Evalita run of ``model``, prompt ``i`` of every task scoring ``score + i/100``."""
     tasks = {
@@ -33,7 +39,7 @@ def evalita_file(
         for task in SUITE
     }
     results = ResultsFile(
-        model=ModelInfo(id=model, revision="a" * 40, precision="bfloat16", params_b=7.0),
+        model=ModelInfo(id=model, revision=revision, precision=precision, params_b=7.0),
         run=EvalitaRunInfo(
             num_fewshot=num_fewshot,
             data="hub",
