@@ -288,8 +288,9 @@ class TrackSpec:
     #: Domain: its part of the contents table (a ``leaderboard.core.contents.TrackContents``: its
     #: columns and ``rows(results)``, the rows of one parsed results file); None: shared columns only.
     contents: str | None = None
-    #: App: ``record(rows) -> the record its parser returns``, built from one results file's rows of
-    #: the contents table (the app's cold start reads that table instead of every results file).
+    #: App: ``records(table) -> {results path: (store version, record)}``: the records its parser
+    #: would return, built from the contents table (the app's cold start reads that one file
+    #: instead of every results file).
     contents_record: str | None = None
 
     def load(self, attribute: str) -> Any:

@@ -2,7 +2,8 @@
 
 :func:`seed_from_contents` reads the results store's ``contents.parquet``
 (:mod:`leaderboard.core.contents`) and, for each results file whose track can build its
-record from its rows (``TrackSpec.contents_record``), puts that record into the
+record from the table (``TrackSpec.contents_record``: ``records(table) -> {path: (version,
+record)}``), puts that record into the
 :class:`~leaderboard.store.ResultsCache` under the store version the rows were built from.
 The store reader then lists the store as always and reads only the files the table does not
 cover at their current version: files published after the table was last updated, files
@@ -16,12 +17,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from pydantic import ValidationError
+import pyarrow as pa
 
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.storage.base import Storage
 from eval_queue.tracks import TrackRegistry, track_registry
-from leaderboard.core.contents import CONTENTS_PATH, read_contents, rows_by_file
+from leaderboard.core.contents import CONTENTS_PATH, read_contents
 from leaderboard.store import ParsedFile, ResultsCache
 
 logger = logging.getLogger(__name__)
@@ -54,22 +55,19 @@ def seed_from_contents(
         return Seeded(skipped=str(exc))
     if table is None:
         return Seeded(skipped="no contents table")
-    builders = {
-        spec.name: spec.load("contents_record") for spec in registry if spec.contents_record is not None
-    }
     seeded = 0
-    for (path, version), rows in rows_by_file(table).items():
-        track = rows[0].get("track")
-        build = builders.get(track) if isinstance(track, str) else None
-        if build is None:
+    for spec in registry:
+        if spec.contents_record is None:
             continue
         try:
-            record = build(rows)
-        except (ValidationError, ValueError, KeyError, TypeError) as exc:
-            # This file is read from the store instead; the table is the one at fault.
-            logger.warning("%s: its row of %s is unusable (%s); reading the file", path, CONTENTS_PATH, exc)
+            records = spec.load("contents_record")(table)
+        except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+            # This track's files are read from the store instead; the table is the one at fault.
+            logger.warning("not using %s for %s: %s", CONTENTS_PATH, spec.name, exc)
             continue
-        cache.seed(path, ParsedFile(version, track, record=record))
-        seeded += 1
+        for path, (version, record) in records.items():
+            if version:
+                cache.seed(path, ParsedFile(version, spec.name, record=record))
+                seeded += 1
     logger.info("cold start: %d results file(s) from %s", seeded, CONTENTS_PATH)
     return Seeded(files=seeded)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -456,21 +456,3 @@ def read_contents(storage: Storage) -> pa.Table | None:
     except NotFoundError:
         return None
     return read_table(data)
-
-
-def rows_by_file(table: pa.Table) -> dict[tuple[str, str], list[Row]]:
-    """``{(results path, results version): rows}`` of a contents table (rows in table order)."""
-    grouped: dict[tuple[str, str], list[Row]] = {}
-    for row in table.to_pylist():
-        path, version = row.get("results_path"), row.get("results_version")
-        if path and version:
-            grouped.setdefault((path, version), []).append(row)
-    return grouped
-
-
-def run_block(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The results file's run block a row keeps (``run_json``), as a dict."""
-    value = json.loads(row["run_json"]) if row.get("run_json") else {}
-    if not isinstance(value, dict):
-        raise ValueError("run_json is not an object")
-    return value

@@ -42,5 +42,5 @@ SPEC = TrackSpec(
     ),
     about=f"{_APP}.about:about_markdown",
     contents="leaderboard.tracks.evalita.contents:CONTENTS",
-    contents_record=f"{_APP}.contents:record_of_rows",
+    contents_record=f"{_APP}.contents:records_of_table",
 )
