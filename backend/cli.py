@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "2 bad usage/configuration; 3 interrupted (request handed back to PENDING); "
         "4 store unavailable (hub outage, lock timeout: serve keeps polling); "
         "5 the data source lacks files (nothing claimed).  "
-        "Other commands: install-embedded, prefetch MODEL..., slurm --workers N ...",
+        "Other commands: install-embedded, prefetch MODEL..., slurm --workers N ..., reproduce RESULTS_PATH [--limit N]",
     )
     parser.add_argument("--once", action="store_true", help="claim and run at most one request, then exit")
     parser.add_argument(

@@ -91,6 +91,9 @@ class HarnessOutput:
     # What the model class itself reports about the run (its ``run_report()``, if it has
     # one), e.g. the long-context model's truncation and prefix-reuse statistics.
     model_report: dict[str, Any] = field(default_factory=dict)
+    # The lm-eval task objects that ran, by task name (their documents, ``process_results`` and
+    # aggregations score recorded answers again: ``python -m backend reproduce``).
+    tasks: dict[str, Any] = field(repr=False, default_factory=dict)
 
 
 @dataclass
@@ -431,6 +434,7 @@ def run_harness(
         progress=tracker.summary() | asdict(tokens) | fastpath_report,
         raw=dict(output),
         model_report=dict(lm.run_report()) if hasattr(lm, "run_report") else {},
+        tasks={str(getattr(task.config, "task", "")): task for task in tasks},
     )
 
 

@@ -1,0 +1,52 @@
+"""One published run of the tiny model (a subset of tasks, 3 items per prompt) for the reproduce tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from backend.config import ExitCode
+from eval_queue.queue import RequestQueue
+from eval_queue.settings import Settings
+from eval_queue.storage import open_stores
+from leaderboard.tracks.evalita.schema import ResultsFile
+from tests.backend.conftest import Deployment, datasets_cache, tiny_model, worker_env  # noqa: F401
+from tests.support.tiny_model import TinyModel
+
+#: MC tasks with F1 and accuracy, NER (three domains per prompt), SUM (ROUGE): every kind of scoring.
+TASKS = "wic,te,ner,sum"
+LIMIT = 3
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    deployment: Deployment
+    results_path: str
+    results: ResultsFile
+
+
+@pytest.fixture(scope="module")
+def published_run(
+    tmp_path_factory: pytest.TempPathFactory,
+    tiny_model: TinyModel,  # noqa: F811
+    datasets_cache: Path,  # noqa: F811
+) -> PublishedRun:
+    """The worker (``python -m backend --once``) ran the tiny model on the sample data and published it."""
+    data_dir = tmp_path_factory.mktemp("reproduce") / "eval-data"
+    stores = open_stores(Settings(data_dir=data_dir))
+    deployment = Deployment(
+        data_dir,
+        stores,
+        RequestQueue(stores.requests),
+        worker_env(tiny_model.cache_dir, datasets_cache, data_dir),
+    )
+    done = deployment.submit_cli(tiny_model.model_id, tiny_model.revision, "--tasks", TASKS)
+    assert done.returncode == 0, done.stderr
+    worker = deployment.worker("--once", "--limit", str(LIMIT), "--max-gen-toks", "8", "--tasks", TASKS)
+    assert worker.returncode == ExitCode.OK, worker.stderr[-3000:]
+    [request] = deployment.queue.listing().requests
+    path = request.results_path
+    assert path
+    return PublishedRun(deployment, path, ResultsFile.from_json(stores.results.read(path), path))
