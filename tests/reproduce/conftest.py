@@ -27,7 +27,7 @@ class PublishedRun:
     results: ResultsFile
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def published_run(
     tmp_path_factory: pytest.TempPathFactory,
     tiny_model: TinyModel,  # noqa: F811
