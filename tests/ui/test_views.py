@@ -18,6 +18,7 @@ from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, tables, views
 from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS
 from tests.paper_tables import write_paper_store
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
 
@@ -146,7 +147,8 @@ def test_model_run_metadata_comes_from_the_loaded_runs_without_reading_the_store
     both = views.run_metadata_view(board, RunRef("paper-dev/LLM-2", "main", "bfloat16"))
     assert list(both.columns) == ["Field", "0-shot", "5-shot"]
     nothing = views.run_metadata_view(board, None)
-    assert list(nothing.columns) == ["Field"] and len(nothing) == len(views.RUN_FIELDS) + 1  # + results file
+    # + the cost rows and the results file
+    assert list(nothing.columns) == ["Field"] and len(nothing) == len(views.RUN_FIELDS) + len(COST_FIELDS) + 1
 
 
 def test_user_text_is_inert_in_markdown_and_html() -> None:

@@ -1,4 +1,5 @@
-"""Model page: CPS vs its field, prompt scores (± stderr), 0- vs 5-shot, how it was run, answers,
+"""Model page: CPS vs its field, prompt scores (± stderr), 0- vs 5-shot, how it was run (its cost),
+how to run it again (the recipe, copyable), answers,
 and the panels other tracks contribute to a model's page."""
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class ModelTab(Tab):
         {
             "model": Api(
                 fields=("model", "shots"),
-                outputs=("header", "vs_field", "vs_field_table", "spread", "settings", "metadata"),
+                outputs=("header", "vs_field", "vs_field_table", "spread", "settings", "metadata", "recipe"),
             ),
             "details": Api(
                 fields=("model", "shots", "answers_task", "answers_prompt"), outputs=DETAILS_OUTPUTS
@@ -64,8 +65,18 @@ class ModelTab(Tab):
         prompt_scores = gr.HTML(elem_id="model-prompt-scores")
         gr.Markdown("#### Zero-shot vs 5-shot")
         settings = gr.HTML(elem_id="model-settings")
-        gr.Markdown("#### How it was run")
+        gr.Markdown("#### How it was run (and what it cost)")
         metadata = gr.HTML(elem_id="model-metadata")
+        gr.Markdown("#### How to run it again (the setting chosen above)")
+        recipe = gr.Code(
+            language="shell",
+            interactive=False,
+            show_label=False,
+            buttons=["copy"],
+            wrap_lines=True,
+            show_line_numbers=False,
+            elem_id="model-recipe",
+        )
         contributed = build_panels(self.panels)
         with gr.Accordion(
             "Answers (per task and prompt, where the run kept details)", open=False, elem_id="model-details"
@@ -109,6 +120,7 @@ class ModelTab(Tab):
                 "prompt_scores": prompt_scores,
                 "settings": settings,
                 "metadata": metadata,
+                "recipe": recipe,
                 "details_status": details_status,
                 "details": details,
                 **contributed,
@@ -159,6 +171,7 @@ def _no_run(board: views.Board) -> dict[str, object]:
         "prompt_scores": HtmlTable(views.model_prompt_table(board, RunRef("", "", ""), 0)),
         "settings": HtmlTable(views.model_settings_view(board, RunRef("", "", ""))),
         "metadata": HtmlTable(views.run_metadata_view(board, None)),
+        "recipe": views.model_recipe(board, None, 0),
     }
 
 
@@ -177,6 +190,7 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
         "prompt_scores": HtmlTable(views.model_prompt_table(board, run, num_fewshot)),
         "settings": HtmlTable(views.model_settings_view(board, run)),
         "metadata": HtmlTable(views.run_metadata_view(board, run)),
+        "recipe": views.model_recipe(board, run, num_fewshot),
     }
 
 

@@ -1,4 +1,5 @@
-"""The model page: the model against the field, its prompt scores, both settings, how it was run."""
+"""The model page: the model against the field, its prompt scores, both settings, how it was run
+(what it cost, and how to run it again)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, task_column
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import _spread, task_label
 from leaderboard.tracks.evalita.app.views.ranking import setting_rows
+from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS, recipe_script
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.views.common import (
     _diff,
@@ -205,8 +207,22 @@ def run_metadata_view(board: Board, run: RunRef | None) -> pd.DataFrame:
     records = []
     for key, label in RUN_FIELDS:
         records.append({"Field": label, **{headers[k]: _plain(recorded[k].get(key)) for k in headers}})
+    infos = run_infos(board, run) if run is not None else {}
+    for label, value_of in COST_FIELDS:
+        records.append({"Field": label, **{headers[k]: _plain(value_of(infos[k])) for k in headers}})
     records.append({"Field": "Results file", **{headers[k]: _results_path(board, run, k) for k in headers}})
     return pd.DataFrame.from_records(records, columns=["Field", *headers.values()])
+
+
+def model_recipe(board: Board, run: RunRef | None, num_fewshot: int) -> str:
+    """How to run one setting of a model again (:func:`recipe_script`), as the page offers to copy it."""
+    if run is None:
+        return "# Pick a model."
+    info = run_infos(board, run).get(num_fewshot)
+    path = _results_path(board, run, num_fewshot)
+    return recipe_script(
+        info, None if path == "—" else path, run.model, Setting.of_fewshot(num_fewshot).label
+    )
 
 
 def _results_path(board: Board, run: RunRef | None, num_fewshot: int) -> str:
