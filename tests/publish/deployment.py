@@ -31,8 +31,10 @@ from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.retry import StoreRetry
 from eval_queue.storage import LocalStorage, Stores
 from eval_queue.storage.hub import DETAILS_FOLDER, HubRepo, HubStorage, RetryPolicy
-from eval_queue.storage.local import _TEMP_RE
+from eval_queue.storage.local import _TEMP_RE, _sweep_temps_of
+from leaderboard.core.contents import CONTENTS_PATH
 from leaderboard.core.schema import RunInfo
+from leaderboard.store import is_results_file
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
 from tests.publish.faulty_hub import FaultyHub
 from tests.publish.faulty_store import StoreFault, faulty
@@ -206,7 +208,7 @@ def violations(deployment: Deployment, request_ids: list[str], *, max_attempts: 
     listing = queue.listing()
     by_id = {r.request_id: r for r in listing.requests}
     results_files: dict[str, list[str]] = {}
-    for path in stores.results.list():
+    for path in filter(is_results_file, stores.results.list()):  # not contents.parquet beside them
         results = ResultsFile.from_json(stores.results.read(path), path)
         results_files.setdefault(results.run.request_id or "?", []).append(path)
     for rid in request_ids:
@@ -228,6 +230,10 @@ def violations(deployment: Deployment, request_ids: list[str], *, max_attempts: 
     findings = doctor.examine(stores, queue)
     found += [f"unreferenced details folder {folder}" for folder in findings.orphan_details]
     if deployment.backend == "local":
+        # A worker killed while writing the contents table leaves its temporary file until the
+        # table's next write — any later publish —, which removes it (``_sweep_temps_of``, as for
+        # every path): what that write does is done here, and anything else left is debris.
+        _sweep_temps_of(deployment.root / "results" / CONTENTS_PATH)
         found += [f"temporary file left: {path}" for path in hidden_temp_files(deployment.root)]
     found += [
         f"round of {who} blocked for {took:.0f} s ({outcome.name})"
