@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 #: The project's entry in ``run.versions``.
 PROJECT = "evalita-llm-leaderboard"
 _ROOT = Path(__file__).resolve().parent.parent
+#: The include path a recipe names when the track's runner gave no way to write it.
+INCLUDE_PLACEHOLDER = "RUN_TASK_FOLDER"
 #: lm-eval's own bootstrap draws when run from its command line (it has no flag to change them).
 LM_EVAL_CLI_BOOTSTRAP = 100_000
 #: Model classes this project registers in lm-eval, and the stock class a plain run uses instead.
@@ -96,12 +98,13 @@ def lm_eval_recipe(
     seeds: Mapping[str, int],
     include: RecipeInclude | None,
     task_hashes: Mapping[str, str],
+    uses_include: bool = False,
 ) -> Recipe:
     """The plain ``lm_eval run`` command of one harness call, and the notes on where it differs.
 
-    ``include``: how the command names the include folder and the line that writes it (None:
-    lm-eval's own tasks, e.g. the official data; a track that gives none while it uses an
-    include folder gets a placeholder and a note).
+    ``uses_include``: the call read its tasks from an include folder; ``include`` says how the
+    command names it and the line that writes it.  A track that gives none (its runner writes
+    a folder of its own for each run) gets a placeholder path and a note saying so.
     """
     stock, class_note = PROJECT_MODEL_CLASSES.get(model_class, (model_class, None))
     args = ["--model", stock, "--model_args", model_args, "--tasks", ",".join(task_names)]
@@ -119,6 +122,12 @@ def lm_eval_recipe(
     notes = []
     if include is not None:
         args += ["--include_path", include.path]
+    elif uses_include:
+        args += ["--include_path", INCLUDE_PLACEHOLDER]
+        notes.append(
+            f"{INCLUDE_PLACEHOLDER} stands for the task folder the worker wrote for this run (its "
+            "track's task configs and data, not kept): the track's runner writes it"
+        )
     if options.bootstrap_iters != LM_EVAL_CLI_BOOTSTRAP:
         notes.append(
             f"the worker bootstrapped each stderr with {options.bootstrap_iters:,} draws; the lm_eval "

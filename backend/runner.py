@@ -408,10 +408,9 @@ def run_harness(
             batch_size,
             device,
             seeds=SEEDS,
-            include=recipe_include
-            if task_manager_kwargs and task_manager_kwargs.get("include_path")
-            else None,
+            include=recipe_include,
             task_hashes=task_hashes(output.get("samples") or {}),
+            uses_include=bool(task_manager_kwargs and task_manager_kwargs.get("include_path")),
         ),
         cost=run_cost(
             tracker,
