@@ -82,3 +82,55 @@ def test_evalita_writes_its_include_folder_for_sample_and_local_data_only() -> N
     assert 'prepare_include_path("sample", Path("evalita-include"))' in sample.setup
     subset = recipe_include("local:my-data", ["evalita-mp_wic_prompt-1"])
     assert subset is not None and 'tasks=["evalita-mp_wic_prompt-1"]' in subset.setup
+
+
+class _Request:
+    def __init__(self, args: tuple, task: str) -> None:
+        self.args = args
+        self.task_name = task
+
+
+def test_the_cost_splits_the_harness_call_by_the_trackers_stamps_and_counts_gpu_hours() -> None:
+    from backend.progress import ProgressTracker
+    from backend.recipe import run_cost
+    from backend.runner import TokenCounter
+
+    now = [100.0]
+    tracker = ProgressTracker(interval_s=1e9, clock=lambda: now[0])
+    setup_start = 100.0
+    now[0] = 103.0  # tasks loaded, requests built
+    tracker.start_phase("loglikelihood", [_Request(("ctx", " a"), "t1"), _Request(("ctx", " b"), "t1")])
+    now[0] = 113.0
+    tracker.start_phase("generate_until", [_Request(("ctx", {"max_gen_toks": 8}), "t2")])  # closes the first
+    now[0] = 133.0
+    tracker.close()
+    evaluate_end = 140.0  # metrics and bootstrap after the last model call
+    tokens = TokenCounter(forward_tokens=500, generated_tokens=16, generation_prompt_tokens=40)
+    cost = run_cost(
+        tracker,
+        tokens,
+        {"cb_generated_tokens": 4},
+        setup_start=setup_start,
+        evaluate_end=evaluate_end,
+        duration_s=7200.0,
+        gpus=1,
+    )
+    assert (cost.setup_s, cost.loglikelihood_s, cost.generation_s, cost.postprocess_s) == (
+        3.0,
+        10.0,
+        20.0,
+        7.0,
+    )
+    assert (cost.loglikelihood_requests, cost.generation_requests) == (2, 1)
+    assert (cost.loglikelihood_tokens, cost.generation_prompt_tokens, cost.generated_tokens) == (500, 40, 20)
+    assert cost.tokens == 560 and cost.gpus == 1 and cost.gpu_hours == 2.0
+    on_cpu = run_cost(
+        tracker,
+        TokenCounter(),
+        {},
+        setup_start=setup_start,
+        evaluate_end=evaluate_end,
+        duration_s=60.0,
+        gpus=0,
+    )
+    assert on_cpu.gpu_hours is None and on_cpu.tokens is None
