@@ -45,10 +45,9 @@ from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundEr
 from eval_queue.requests import run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import DETAILS_FOLDER
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of, upgrade
-from leaderboard.core.schema import ResultsEnvelope
+from leaderboard.core.schema import ResultsEnvelope, is_results_file
 
 logger = logging.getLogger(__name__)
 
@@ -400,12 +399,6 @@ class Rebuilt:
         return to_parquet(self.table)
 
 
-def is_results_path(path: str) -> bool:
-    """``org/model/results_<ts>….json`` (the store's results files; the details folder excluded)."""
-    name = path.rsplit("/", 1)[-1]
-    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
-
-
 def parse_results(data: bytes, path: str, registry: TrackRegistry | None = None) -> ResultsEnvelope | None:
     """A results file as its track's results type; None if that track's type is not installed.
 
@@ -429,7 +422,7 @@ def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
     """
     registry = registry or track_registry()
     schema = contents_schema(registry)
-    versions = {p: v for p, v in storage.versions().items() if is_results_path(p)}
+    versions = {p: v for p, v in storage.versions().items() if is_results_file(p)}
     rows: list[Row] = []
     problems: list[MalformedFileError] = []
     unsupported: list[str] = []

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from eval_queue.errors import MalformedFileError
 from eval_queue.requests import FEWSHOT_SETTINGS, run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
+from eval_queue.storage.paths import DETAILS_FOLDER
 from eval_queue.text import printable
 from eval_queue.tracks import DEFAULT_TRACK
 
@@ -231,6 +232,13 @@ class ResultsEnvelope(BaseModel):
         if raw.get("track") != cls.TRACK:
             raise MalformedFileError(path, f"a {raw.get('track')!r} results file, not a {cls.TRACK!r} one")
         return validate(cls, raw, path)
+
+
+def is_results_file(path: str) -> bool:
+    """``org/model/results_<ts>….json`` — anything else in a results store (the details folder on
+    the hub, ``contents.parquet``) is not a results file."""
+    name = path.rsplit("/", 1)[-1]
+    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
 
 
 def _stamp(moment_iso: str) -> str:

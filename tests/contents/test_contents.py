@@ -23,13 +23,12 @@ from leaderboard.core.contents import (
     TAIL_COLUMNS,
     ContentsError,
     contents_schema,
-    is_results_path,
     parse_results,
     publish_rows,
     read_contents,
     rebuild,
 )
-from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
+from leaderboard.core.schema import ModelInfo, RunInfo, is_results_file, results_file_path
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.metrics import overall_score, score_task
 from leaderboard.tracks.evalita.schema import ResultsFile
@@ -42,7 +41,7 @@ def _publish_every_file(store: LocalStorage) -> int:
     """What workers do, one results file after another; returns how many files were published."""
     published = 0
     for path in sorted(store.list()):
-        if not is_results_path(path) or path == BROKEN_FILE:
+        if not is_results_file(path) or path == BROKEN_FILE:
             continue
         results = parse_results(store.read(path), path)
         assert results is not None
