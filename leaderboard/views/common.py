@@ -77,6 +77,19 @@ def format_params(params_b: object) -> str:
     return "—" if number is None else f"{number:.2f}"
 
 
+#: What an interval cell says when the run kept no per-item data: no interval, never a made-up one.
+NO_INTERVAL = "—"
+
+
+def interval_text(low: object, high: object, decimals: int = 2) -> str:
+    """A 95 % interval as every table shows it, ``52.10–55.30`` (values already on the shown scale);
+    :data:`NO_INTERVAL` when there is none."""
+    a, b = _float(low), _float(high)
+    if a is None or b is None:
+        return NO_INTERVAL
+    return f"{a:.{decimals}f}–{b:.{decimals}f}"
+
+
 def _float(value: object) -> float | None:
     if value is None or value is pd.NA:
         return None

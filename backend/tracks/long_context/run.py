@@ -30,7 +30,8 @@ from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
 from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.core.schema import RunInfo
-from leaderboard.tracks.long_context.definition import ContextSetting, parse_settings
+from leaderboard.core.summary import ITEMS_FILE_NAME, UncertaintySummary
+from leaderboard.tracks.long_context.definition import ContextSetting, Metric, parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextRunInfo, SettingResult
 
 log = logging.getLogger(__name__)
@@ -45,12 +46,18 @@ class LongContextEvaluation:
     details: dict[str, list[LongContextDetail]]
     data: LongContextData
     architecture: str | None = None
+    #: The per-item file's bytes and the intervals computed from it (None: no per-item data).
+    items: bytes | None = None
+    uncertainty: UncertaintySummary | None = None
 
     def evaluation(self, variant: str | None) -> Evaluation:
         """What the worker publishes (:class:`~backend.tracks.Evaluation`) for a run of ``variant``."""
-        return Evaluation(
-            self.run, {"settings": self.settings}, self.details_jsonl(), variant, self.architecture
-        )
+        body: dict[str, Any] = {"settings": self.settings}
+        details = self.details_jsonl()
+        if self.items is not None and self.uncertainty is not None:
+            body["uncertainty"] = self.uncertainty
+            details[ITEMS_FILE_NAME] = self.items
+        return Evaluation(self.run, body, details, variant, self.architecture)
 
     def details_jsonl(self) -> dict[str, bytes]:
         """One JSONL file per harness task, named ``<task>.jsonl``."""
@@ -150,7 +157,38 @@ def run_long_context(
             cut.context_tokens_mean,
         )
     details = convert.detail_records(data.tasks, output.samples, windows)
-    return LongContextEvaluation(run, settings_body, details, data, output.architecture)
+    items, uncertainty = per_item_outputs(output.samples, settings_body)
+    return LongContextEvaluation(run, settings_body, details, data, output.architecture, items, uncertainty)
+
+
+def per_item_outputs(
+    samples: Mapping[str, Sequence[Mapping[str, Any]]], settings: Mapping[ContextSetting, SettingResult]
+) -> tuple[bytes | None, UncertaintySummary | None]:
+    """The per-item file and the intervals of every mean, from the logged samples.
+
+    ``(None, None)``, with a warning in the log, when the samples do not reproduce the published
+    means: the run is then published without intervals, never with made-up ones.
+    """
+    from leaderboard.core.items import items_to_parquet
+    from leaderboard.tracks.long_context.uncertainty import long_context_run_items, long_context_summary
+
+    published = {
+        setting.value: {
+            question_set.value: scores.model_dump(include={m.value for m in Metric})
+            for question_set, scores in result.sets.items()
+        }
+        for setting, result in settings.items()
+    }
+    try:
+        run_items = long_context_run_items(samples)
+        if not run_items.tasks:
+            log.warning("no per-item data in the harness output: the run has no intervals")
+            return None, None
+        summary = long_context_summary(run_items, published)
+    except ValueError as exc:
+        log.warning("no intervals for this run: %s", exc)
+        return None, None
+    return items_to_parquet(run_items), summary
 
 
 def check_data(config: WorkerConfig) -> None:

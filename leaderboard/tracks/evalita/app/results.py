@@ -29,6 +29,7 @@ from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES
 from eval_queue.storage.base import Storage
 from eval_queue.vocabulary import RunRef
 from leaderboard.core.schema import ModelInfo
+from leaderboard.core.summary import UncertaintySummary
 from leaderboard.store import ResultsCache, StoreResults, is_results_file, read_results_store
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
 from leaderboard.tracks.evalita.schema import (
@@ -38,6 +39,7 @@ from leaderboard.tracks.evalita.schema import (
     details_file_name,
     parse_details,
 )
+from leaderboard.tracks.evalita.uncertainty import prompt_figure
 
 __all__ = [
     "RUN_COLUMNS",
@@ -95,9 +97,10 @@ RUN_COLUMNS: tuple[str, ...] = (
     "results_path",
     "details_path",
 )
-SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr", "n")
-# One score row of a file, without its run key: task, prompt, score, stderr, n.
-_ScoreRow = tuple[str, str, float | None, float | None, int | None]
+#: ``low``/``high``: the prompt score's interval (0–1) from the run's ``uncertainty`` block, NaN without.
+SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr", "n", "low", "high")
+# One score row of a file, without its run key: task, prompt, score, stderr, n, low, high.
+_ScoreRow = tuple[str, str, float | None, float | None, int | None, float | None, float | None]
 
 
 @dataclass(frozen=True)
@@ -116,11 +119,15 @@ class RunRecord:
     prompt_scores: PromptScores
     #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
     comparable: bool
+    #: The run's intervals and the mean CPS's resampled values (None: no per-item data).
+    uncertainty: UncertaintySummary | None = None
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
         rows = tuple(_score_rows(path, results))
-        return cls(results.model, results.run, rows, _prompt_scores(rows), results.comparable)
+        return cls(
+            results.model, results.run, rows, _prompt_scores(rows), results.comparable, results.uncertainty
+        )
 
     @property
     def key(self) -> RunKey:
@@ -153,6 +160,11 @@ class LoadedResults:
     def prompt_scores(self) -> Mapping[RunKey, PromptScores]:
         """run → task → prompt → score (``None`` for N/A), read-only: what the tables look scores up in."""
         return MappingProxyType({record.key: record.prompt_scores for record in self.records})
+
+    @cached_property
+    def uncertainty(self) -> Mapping[RunKey, UncertaintySummary | None]:
+        """run → its ``uncertainty`` block (``None``: no per-item data, no interval), read-only."""
+        return MappingProxyType({record.key: record.uncertainty for record in self.records})
 
 
 def parse_results_file(data: bytes, path: str) -> RunRecord:
@@ -202,12 +214,14 @@ def _scores_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
             continue
         for name, value in zip(RUN_KEY, record.key, strict=True):
             columns[name].extend([value] * count)
-        transposed = zip(*record.score_rows, strict=True)  # (tasks, prompts, scores, stderrs, ns)
+        transposed = zip(
+            *record.score_rows, strict=True
+        )  # (tasks, prompts, scores, stderrs, ns, lows, highs)
         for name, values in zip(SCORE_COLUMNS[len(RUN_KEY) :], transposed, strict=True):
             columns[name].extend(values)
     # Without any row, pandas would infer float columns from empty lists: keep them untyped.
     frame = pd.DataFrame(columns if columns["task"] else [], columns=list(SCORE_COLUMNS))
-    return frame.astype({"score": float, "stderr": float})
+    return frame.astype({"score": float, "stderr": float, "low": float, "high": float})
 
 
 def _preference(path: str, record: RunRecord) -> tuple[bool, str, str]:
@@ -258,6 +272,7 @@ def _run_row(path: str, record: RunRecord) -> dict[str, object]:
 def _score_rows(path: str, results: ResultsFile) -> list[_ScoreRow]:
     """One row per known task × known prompt; unknown ids or a foreign metric are reported and left out."""
     rows: list[_ScoreRow] = []
+    intervals = results.uncertainty.intervals if results.uncertainty is not None else {}
     for task_id, task_result in results.tasks.items():
         task = TASKS.get(task_id)
         if task is None:
@@ -276,13 +291,14 @@ def _score_rows(path: str, results: ResultsFile) -> list[_ScoreRow]:
             if prompt_id not in task.prompt_ids:
                 logger.warning("%s: ignoring unknown prompt %r of task %r", path, prompt_id, task_id)
                 continue
-            rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n))
+            low, high = intervals.get(prompt_figure(task_id, prompt_id), (None, None))
+            rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n, low, high))
     return rows
 
 
 def _prompt_scores(rows: Iterable[_ScoreRow]) -> PromptScores:
     by_task: dict[str, dict[str, float | None]] = {}
-    for task_id, prompt_id, score, _stderr, _n in rows:
+    for task_id, prompt_id, score, *_ in rows:
         by_task.setdefault(task_id, {})[prompt_id] = score
     return MappingProxyType({task_id: MappingProxyType(prompts) for task_id, prompts in by_task.items()})
 

@@ -60,7 +60,7 @@ class ModelTab(Tab):
             vs_field = gr.Plot(elem_id="model-vs-field", visible=False)
             spread = gr.Plot(elem_id="model-spread", visible=False)
         vs_field_table = gr.Dataframe(interactive=False, elem_id="model-vs-field-table")
-        gr.Markdown("#### Prompt scores (± standard error, as the harness estimated it)")
+        gr.Markdown("#### Prompt scores [95 % interval] (older runs: ± the harness's standard error)")
         prompt_scores = gr.HTML(elem_id="model-prompt-scores")
         gr.Markdown("#### Zero-shot vs 5-shot")
         settings = gr.HTML(elem_id="model-settings")

@@ -17,9 +17,11 @@ from __future__ import annotations
 from leaderboard.tracks.evalita.app.views.board import Board, current_board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
+    CI,
     META_COLUMNS,
     RANK,
     SIZE_BUCKETS,
+    TIER,
     RankingFilters,
     SizeBucket,
     column_label,
@@ -72,6 +74,7 @@ from leaderboard.tracks.evalita.app.views.task import (
 from leaderboard.views.common import (
     KEY_COLUMN,
     MODEL,
+    NO_INTERVAL,
     NOTE,
     PAGE_SIZE,
     PARAMS,
@@ -81,6 +84,7 @@ from leaderboard.views.common import (
     TablePage,
     format_params,
     html_text,
+    interval_text,
     md_text,
     model_link,
     paged,
@@ -94,12 +98,14 @@ from leaderboard.views.queue import (
 
 __all__ = [
     "AVG",
+    "CI",
     "DEFAULT_SORT",
     "FIELD_HEADERS",
     "KEY_COLUMN",
     "META_COLUMNS",
     "MODEL",
     "NOTE",
+    "NO_INTERVAL",
     "PAGE_SIZE",
     "PARAMS",
     "PRECISION",
@@ -109,6 +115,7 @@ __all__ = [
     "RUN_FIELDS",
     "SIZE_BUCKETS",
     "TASK_TABLE_AGGREGATES",
+    "TIER",
     "TYPE",
     "Board",
     "FieldComparison",
@@ -128,6 +135,7 @@ __all__ = [
     "format_params",
     "heading",
     "html_text",
+    "interval_text",
     "linked",
     "md_text",
     "model_header_markdown",
