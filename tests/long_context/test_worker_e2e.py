@@ -17,10 +17,12 @@ import pytest
 from backend.config import ExitCode
 from eval_queue.requests import Status
 from eval_queue.settings import Settings
+from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
 from leaderboard.state import PageState
 from leaderboard.tracks.long_context.app.tab import LongContextTab
 from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults, parse_details
+from leaderboard.tracks.long_context.uncertainty import metric_figure
 from leaderboard.ui.context import AppContext
 from tests.backend.conftest import REPO_ROOT, Deployment
 from tests.long_context.books import book_text, passage_book, summary_book, write_books
@@ -70,7 +72,19 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
 
     assert run.details_path and run.details_path.endswith("_float32_long-context")
     paths = sorted(deployment.stores.details.list(run.details_path))
-    assert paths == sorted(f"{run.details_path}/{t.name}.jsonl" for t in harness_tasks())
+    items_path = f"{run.details_path}/{ITEMS_FILE_NAME}"
+    assert paths == sorted([items_path, *(f"{run.details_path}/{t.name}.jsonl" for t in harness_tasks())])
+    paths.remove(items_path)
+    # Every mean of the table has its interval, from the run's per-item file.
+    items = items_from_parquet(deployment.stores.details.read(items_path))
+    assert set(items.tasks) == {t.name for t in harness_tasks()}
+    assert results.uncertainty is not None
+    for setting, result in results.settings.items():
+        for question_set, scores in result.sets.items():
+            for metric in ("em", "meteor", "meteor_it", "acc"):
+                figure = metric_figure(setting.value, question_set.value, metric)
+                has = getattr(scores, metric) is not None
+                assert (results.uncertainty.interval(figure) is not None) == has, figure
     # The prompts held the book (12,000 words); the details hold the question, never the book.
     book_sentence = " ".join(book_text(40).split()[10:30])
     for path in paths:

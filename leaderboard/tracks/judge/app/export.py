@@ -1,7 +1,8 @@
 """``python -m leaderboard export --track judge``: the judges table, the paper's Table 1 layout.
 
 One row per judge: Spearman ρ, its p-value, MAE, bias and the unparsed rate per criterion and
-overall.  Runs that are not comparable are left out unless ``--include-noncomparable`` asks
+overall; the 95 % intervals of ρ and MAE (``<scope>_rho_low``…) and whether the judge's ρ is
+distinguishable from the best judge's on the same set (``<scope>_vs_best``).  Runs that are not comparable are left out unless ``--include-noncomparable`` asks
 for them, and a note says so.
 """
 
@@ -15,11 +16,13 @@ from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
+    JudgeExport,
     JudgeRun,
     TableFigure,
-    judges_table,
+    export_table,
     latest,
     stat_column,
+    vs_best_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, JudgeMode
 
@@ -31,6 +34,7 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
         "data": "data",
         "limit": "limit",
         stat_column(OVERALL, TableFigure.RHO): "ρ",
+        vs_best_column(OVERALL): "vs best ρ",
         stat_column(OVERALL, TableFigure.P): "p",
         stat_column(OVERALL, TableFigure.MAE): "MAE",
         stat_column(OVERALL, TableFigure.BIAS): "bias",
@@ -43,7 +47,7 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
 def export_results(records: Mapping[str, JudgeRun], options: ExportOptions) -> ExportTable:
     """The judges table (Table 1 layout) and notes on what it leaves out and on empty cells."""
     runs = list(records.values())
-    table = judges_table(runs, include_noncomparable=options.include_noncomparable)
+    table = export_table(runs, JudgeExport.JUDGES, include_noncomparable=options.include_noncomparable)
     notes: list[str] = []
     if not options.include_noncomparable:
         meta = [r for r in latest(runs) if r.mode is JudgeMode.META]

@@ -17,6 +17,7 @@ from leaderboard.tracks.long_context.app.tables import (
     column,
     column_label,
     export_table,
+    interval_columns,
 )
 from leaderboard.tracks.long_context.definition import Metric, QuestionSet
 from leaderboard.tracks.long_context.schema import LongContextResults
@@ -38,7 +39,12 @@ TABLE5_SUMMARY: Mapping[str, str] = MappingProxyType(
         "seen_fraction_mean": "book seen",
     }
 )
-PERCENT_COLUMNS: frozenset[str] = frozenset(column(qs, m) for qs in QuestionSet for m in SCORE_METRICS)
+PERCENT_COLUMNS: frozenset[str] = frozenset(
+    name
+    for qs in QuestionSet
+    for m in SCORE_METRICS
+    for name in (column(qs, m), *interval_columns(column(qs, m)))
+)
 
 
 def export_results(records: Mapping[str, LongContextResults], options: ExportOptions) -> ExportTable:

@@ -5,7 +5,8 @@
   the best value of each column within each setting marked.
 * :func:`plot_frame` — score against context setting, one line per model and column.
 * :func:`export_table` — every number of every run: all metrics (both METEORs, the
-  unparsed rate), counts and truncation statistics, one row per run and setting.
+  unparsed rate) with their 95 % intervals (``<column>_low``/``_high``, empty for a run
+  without per-item data), counts and truncation statistics, one row per run and setting.
 
 Scores are shown as the paper does, 0–100 with two decimals
 (:func:`leaderboard.tracks.evalita.metrics.percent`); a missing value is NaN, never 0.  Column names
@@ -30,6 +31,7 @@ from leaderboard.tracks.long_context.definition import (
     QuestionSet,
 )
 from leaderboard.tracks.long_context.schema import LongContextResults, SetScores
+from leaderboard.tracks.long_context.uncertainty import metric_figure
 
 #: The columns identifying a row of every table.
 KEY_COLUMNS = ("model", "revision", "precision", "setting")
@@ -39,6 +41,11 @@ SCORE_METRICS = (Metric.EM, Metric.METEOR, Metric.METEOR_IT, Metric.ACC, Metric.
 def column(question_set: QuestionSet, metric: Metric) -> str:
     """``local_acc``, ``summary_meteor`` …: the one spelling of a score column."""
     return f"{question_set.value}_{metric.value}"
+
+
+def interval_columns(name: str) -> tuple[str, str]:
+    """``local_acc_low``, ``local_acc_high``: a score column's 95 % interval (0–100)."""
+    return f"{name}_low", f"{name}_high"
 
 
 def column_label(name: str) -> str:
@@ -145,6 +152,17 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
         for qs in QuestionSet:
             scores = result.sets[qs]
             row |= {column(qs, m): percent(_score(scores, m)) for m in SCORE_METRICS}
+            for m in SCORE_METRICS:
+                interval = (
+                    run.uncertainty.interval(metric_figure(setting.value, qs.value, m.value))
+                    if run.uncertainty
+                    else None
+                )
+                low, high = interval_columns(column(qs, m))
+                row |= {
+                    low: percent(interval.low) if interval else None,
+                    high: percent(interval.high) if interval else None,
+                }
             row |= {f"{qs.value}_n_oe": scores.n_oe, f"{qs.value}_n_mc": scores.n_mc}
         cut = result.truncation
         row |= {

@@ -1,9 +1,9 @@
 """What the "Long context" tab shows, from loaded results and details (no gradio; all text escaped).
 
 * :func:`table5_html` — the paper's Table 5 layout as an HTML table: per setting, a row per run;
-  Summary EM/METEOR, Local EM/METEOR/ACC, Local-alt EM/METEOR/ACC, Entity METEOR, the best of
-  each column within its setting in bold (as the paper), the unparsed rate beside each ACC and
-  what the setting cut (items cut, share of the book seen).
+  Summary EM/METEOR, Local EM/METEOR/ACC, Local-alt EM/METEOR/ACC, Entity METEOR, each with its
+  95 % interval under it, the best of each column within its setting in bold (as the paper),
+  the unparsed rate beside each ACC and what the setting cut (items cut, share of the book seen).
 * :func:`score_plot` — one column's score against the context setting, a line per run.
 * :func:`run_choices`, :func:`answer_choices`, :func:`read_answers`, :func:`answers_view` — the
   drill-down to each question's answer of one run, setting and question set.
@@ -28,6 +28,7 @@ from leaderboard.tracks.long_context.app.tables import (
     column,
     column_label,
     export_table,
+    interval_columns,
     plot_frame,
     table5,
 )
@@ -44,6 +45,7 @@ from leaderboard.tracks.long_context.definition import (
     QuestionSet,
 )
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, parse_details
+from leaderboard.views.common import interval_text
 
 #: Which METEOR the Table 5 layout shows, said under the table.
 METEOR_NOTE = (
@@ -125,7 +127,8 @@ def table5_html(records: Mapping[str, LongContextResults]) -> str:
                 for metric in (m for q, m in TABLE5_COLUMNS if q is qs):
                     name = column(qs, metric)
                     text = _cell(row[name])
-                    cells.append(f"<b>{text}</b>" if scores.best.loc[index, name] else text)
+                    text = f"<b>{text}</b>" if scores.best.loc[index, name] else text
+                    cells.append(text + _interval_line(more, name) if row[name] is not None else text)
                 if qs in MC_SETS:
                     cells.append(_cell(more[column(qs, Metric.UNPARSED)]))
             cells.append(f"{more['words_cut']} / {more['window_cut']} of {more['items']}")
@@ -135,6 +138,12 @@ def table5_html(records: Mapping[str, LongContextResults]) -> str:
         '<table class="plain-table lc-table5"><thead>'
         f"<tr>{head1}</tr><tr>{head2}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def _interval_line(row: pd.Series, name: str) -> str:
+    """The score's 95 % interval under it (``—`` for a run without per-item data)."""
+    low, high = interval_columns(name)
+    return f'<br><small class="ci">{html.escape(interval_text(row.get(low), row.get(high)))}</small>'
 
 
 def _data_label(row: pd.Series) -> str:
