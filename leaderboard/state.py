@@ -46,10 +46,14 @@ class Notice:
 
 @dataclass(frozen=True)
 class UrlField:
-    """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting)."""
+    """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting).
+
+    ``choices`` ``None``: any text (at most :data:`MAX_SEARCH` characters) is kept, and the tab
+    checks it against what it shows (a run key, say), with a notice of its own.
+    """
 
     default: str
-    choices: tuple[str, ...]
+    choices: tuple[str, ...] | None
 
 
 def _values(*items: object) -> tuple[str, ...]:
@@ -124,7 +128,9 @@ class PageState:
             raw = params.get(name)
             if raw is None:
                 continue
-            if raw in spec.choices:
+            if spec.choices is None:
+                extra.append((name, raw[:MAX_SEARCH]))
+            elif raw in spec.choices:
                 extra.append((name, raw))
             else:
                 notices.append(Notice(name, raw, spec.default))

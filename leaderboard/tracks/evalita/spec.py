@@ -39,6 +39,7 @@ SPEC = TrackSpec(
         f"{_APP}.tab.task:TaskTab",
         f"{_APP}.tab.model:ModelTab",
         f"{_APP}.tab.plots:PlotsTab",
+        f"{_APP}.tab.compare:CompareTab",
     ),
     about=f"{_APP}.about:about_markdown",
 )

@@ -16,6 +16,7 @@ from eval_queue.vocabulary import RUN_SETTINGS, RunRef
 from leaderboard.state import Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.results import read_details
+from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import Choices, HtmlTable, Table
 from leaderboard.ui.context import AppContext
@@ -55,6 +56,18 @@ class ModelTab(Tab):
                 elem_id="model-setting",
             )
         header = gr.Markdown(elem_id="model-header")
+        compare_with = gr.Dropdown(
+            [],
+            value=None,
+            label="A vs B: compare this run with…",
+            elem_id="model-compare",
+            allow_custom_value=True,
+        )
+        page.transition(
+            [compare_with.input],
+            lambda state, other: _compare_with(page.ctx, state, other),
+            {"other": compare_with},
+        )
         field_note = gr.Markdown(elem_id="model-field-note")
         with gr.Row():
             vs_field = gr.Plot(elem_id="model-vs-field", visible=False)
@@ -102,6 +115,7 @@ class ModelTab(Tab):
                 "model": model,  # also its choices (the evaluated runs)
                 "answers_prompt": answers_prompt,  # also its choices (the task's prompts)
                 "header": header,
+                "compare_with": compare_with,
                 "field_note": field_note,
                 "vs_field": vs_field,
                 "spread": spread,
@@ -122,6 +136,7 @@ class ModelTab(Tab):
         prompt_ids = TASKS[state.answers_task].prompt_ids
         values: dict[str, object] = {
             "model": choices,
+            "compare_with": Choices(tuple(c for c in choices.options if not run or c[1] != run.key), None),
             "answers_prompt": Choices(tuple((p, p) for p in prompt_ids), state.answers_prompt),
             **_details(ctx, board, run, state),
             **render_panels(self.panels, ctx, state),
@@ -146,6 +161,14 @@ class ModelTab(Tab):
             used = fallback.model if fallback else "no model"
             return fallback, (Notice("model", state.model, used),)
         return run or fallback, ()
+
+
+def _compare_with(ctx: AppContext, state: PageState, other: object) -> PageState:
+    """Open "A vs B" with the run this page shows as A and the chosen one as B."""
+    if not isinstance(other, str) or not other:
+        return state
+    run, _ = ModelTab._run_of(views.current_board(ctx), state)
+    return compare_state(state, run.key if run else "", other)
 
 
 def _no_run(board: views.Board) -> dict[str, object]:

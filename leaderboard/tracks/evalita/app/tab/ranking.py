@@ -13,6 +13,7 @@ from eval_queue.requests import ModelType, Precision
 from eval_queue.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -53,6 +54,16 @@ def open_clicked_run(state: PageState, evt: gr.SelectData) -> PageState:
     if not isinstance(key, str) or key == views.KEY_COLUMN:
         return state
     return replace(state, tab="model", model=key)
+
+
+def compare_first_two(ctx: AppContext, state: PageState) -> PageState:
+    """Open "A vs B" on the first two rows of the ranking as shown (after search, filters, sort)."""
+    view = views.ranking_view(views.current_board(ctx), state.setting, filters_of(state), state.sort)
+    keys = list(view.table[views.KEY_COLUMN][:2])
+    if len(keys) < 2:
+        return state
+    shots = state.setting if state.setting.num_fewshot is not None else state.shots
+    return compare_state(replace(state, shots=shots), keys[0], keys[1])
 
 
 def caption(view: views.RankingView, page: views.TablePage, filters: views.RankingFilters) -> str:
@@ -149,13 +160,18 @@ class RankingTab(Tab):
         with gr.Row(visible=False, elem_id="ranking-pager") as pager:
             previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="ranking-previous")
             following = gr.Button("Next ▶", size="sm", scale=0, elem_id="ranking-next")
-        csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+        with gr.Row():
+            csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+            compare = gr.Button(
+                "A vs B: compare the first two rows shown", size="sm", elem_id="ranking-compare"
+            )
 
         page.transition([table.select], open_clicked_run, event_data=True)
         page.transition(
             [previous.click], lambda state: replace(state, ranking_page=max(1, state.ranking_page - 1))
         )
         page.transition([following.click], lambda state: replace(state, ranking_page=state.ranking_page + 1))
+        page.transition([compare.click], lambda state: compare_first_two(page.ctx, state))
         return TabParts(
             controls={"setting": setting, "search": search, "sort": sort, "all_runs": all_runs, **filters},
             outputs={
