@@ -39,6 +39,34 @@ in the paper.  Runs on the bundled *sample* data or with a `--limit` are not com
 runs: they are kept off the ranking unless you ask to see them, and always marked.
 """
 
+UNCERTAINTY = """
+### Intervals, tiers and "A vs B"
+
+**An interval** (95 % CI) is the range a score would plausibly take on another draw of test items
+of the same kind: the test sets are small (a few hundred items for several tasks), so a score
+is an estimate, not a fact.  Two models whose intervals overlap a lot may well be equally good.
+
+**A tier** groups the models of a setting that the data cannot tell apart: tier 1 is the best
+ranked model and every model not significantly below it; the first model that is significantly
+below starts tier 2, and so on.  The rank still orders the table; the tier says which differences
+between ranks are real.
+
+**How they are computed.**  The worker keeps, for every run, each item's result under every prompt
+(`items.parquet` beside its answers).  From it the project draws 1,000 resamples of the test items
+(with replacement, fixed seed, the *same* items for every prompt of a task, and for every model on
+the same test set), recomputes each metric exactly as lm-evaluation-harness aggregates it (an F1
+over the resampled answers, not a mean of per-item F1s), then CPS = Sat · MaxP per task and the mean
+over tasks; an interval is the 2.5th–97.5th percentile of the resampled values.  Two models are
+compared on the difference of their resampled mean CPS (the same resamples for both: a paired
+test, with the bootstrap's standard error), and the p-values of a tier's comparisons are
+Holm-corrected.  A run without per-item data (results imported from elsewhere, older runs) shows
+"—": no interval is ever made up.  **A vs B** (its own tab, or from the ranking and a model's
+page) does the same per task: the difference of CPS, its interval and p-value, the items on which
+the two models' answers differ, and one line such as "A better on 3 tasks, no difference on 6, B
+better on 1".  Known limit: when several prompts tie for the best score, the interval of CPS is a
+little too narrow (a bootstrap of a maximum).
+"""
+
 REPRODUCE = """
 ### Reproduce a row locally
 
@@ -89,6 +117,7 @@ def about_markdown() -> str:
             INTRODUCTION,
             tasks_markdown(),
             METRICS.strip(),
+            UNCERTAINTY.strip(),
             REPRODUCE.strip(),
             "### Citation",
             f"```bibtex\n{BIBTEX}\n```",

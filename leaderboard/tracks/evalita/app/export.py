@@ -15,8 +15,11 @@ from leaderboard.tracks.evalita.app.tables import (
     MAIN_SCORE_COLUMN,
     PERCENT_COLUMNS,
     RANK_COLUMN,
+    TIER_COLUMN,
     Aggregate,
     all_prompts_table,
+    high_column,
+    low_column,
     ranking_table,
     task_column,
 )
@@ -34,16 +37,20 @@ def export_results(records: Mapping[str, RunRecord], options: ExportOptions) -> 
     return ExportTable(table, PERCENT_COLUMNS, _hidden(loaded, options), summary)
 
 
-#: ``export --format table``: rank, run, data, the mean CPS and each task's CPS (paper abbreviations).
+#: ``export --format table``: rank, tier, run, data, the mean CPS with its 95 % interval and each
+#: task's CPS (paper abbreviations).
 RANKING_SUMMARY: Mapping[str, str] = MappingProxyType(
     {
         RANK_COLUMN: "rank",
+        TIER_COLUMN: "tier",
         "model": "model",
         "num_fewshot": "shots",
         "precision": "precision",
         "data": "data",
         "limit": "limit",
         MAIN_SCORE_COLUMN: "avg CPS",
+        low_column(MAIN_SCORE_COLUMN): "95% CI low",
+        high_column(MAIN_SCORE_COLUMN): "high",
         **{task_column(task.id, Aggregate.CPS): task.abbrev for task in SUITE},
     }
 )
