@@ -138,8 +138,10 @@ def delta_interval_text(low: float, high: float) -> str:
 
 
 def _differ(task: TaskComparison) -> str:
+    """``9 of 12 (p1: 5, p2: 5, …)``: items answered differently under at least one prompt, then per prompt."""
     counts = [f"{d.prompt}: {len(d.items)}" for d in task.disagreements]
-    return f"{max((len(d.items) for d in task.disagreements), default=0)} of {task.n_items} ({', '.join(counts)})"
+    anywhere = len(set().union(*(d.items for d in task.disagreements)))
+    return f"{anywhere} of {task.n_items} ({', '.join(counts)})"
 
 
 def comparison_table(comparison: Comparison) -> pd.DataFrame:
