@@ -188,6 +188,18 @@ def test_a_vs_b_from_the_ranking_takes_the_first_two_rows_shown(ctx, board):
     assert (opened.get(A_FIELD), opened.get(B_FIELD)) == (_ref(0).key, _ref(1).key)
 
 
+def test_a_vs_b_from_a_model_page_compares_it_with_the_next_run_in_the_ranking(ctx, board):
+    from leaderboard.tracks.evalita.app.tab.model import _compare_with
+    from leaderboard.tracks.evalita.app.views.compare import neighbour
+
+    order = views.top_runs(board, 20, 0)
+    first, second, last = (RunRef.parse(order[i]) for i in (0, 1, -1))
+    assert neighbour(board, first, 0) == second  # the next one down
+    assert neighbour(board, last, 0) == RunRef.parse(order[-2])  # the last: the one above
+    opened = _compare_with(ctx, replace(PageState(), tab="model", model=first.key))
+    assert (opened.tab, opened.get(A_FIELD), opened.get(B_FIELD)) == ("compare", first.key, second.key)
+
+
 def test_the_about_page_says_what_an_interval_and_a_tier_are():
     from leaderboard.tracks.evalita.app.about import about_markdown
 

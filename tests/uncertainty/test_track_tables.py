@@ -9,19 +9,17 @@ import pytest
 
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.uncertainty import DEFAULT_CONFIG, Interval
-from leaderboard.tracks.judge.app.tab import VS_BEST, display_table
-from leaderboard.tracks.judge.app.tables import (
-    OVERALL,
+from leaderboard.export import ExportOptions
+from leaderboard.tracks.judge.app.export import export_results
+from leaderboard.tracks.judge.app.intervals import (
     FiguresCache,
-    JudgeExport,
-    TableFigure,
     VsBest,
-    export_table,
     interval_column,
     interval_table,
-    judges_table,
     vs_best_column,
 )
+from leaderboard.tracks.judge.app.tab import VS_BEST, display_table
+from leaderboard.tracks.judge.app.tables import OVERALL, TableFigure, judges_table
 from leaderboard.tracks.long_context.app.tables import export_table as lc_export_table
 from leaderboard.tracks.long_context.app.tables import interval_columns
 from leaderboard.tracks.long_context.app.views import table5_html
@@ -107,6 +105,6 @@ def test_judge_figures_are_computed_once_per_file():
 
 
 def test_the_judges_export_carries_intervals_and_vs_best():
-    table = export_table(_judges(), JudgeExport.JUDGES)
+    table = export_results({run.path: run for run in _judges()}, ExportOptions()).table
     assert {vs_best_column(OVERALL), interval_column(OVERALL, TableFigure.RHO, "low")} <= set(table.columns)
     assert set(table[vs_best_column(OVERALL)]) == {"best", "not distinguishable", "below"}

@@ -12,17 +12,16 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from leaderboard.export import ExportOptions, ExportTable, hidden_runs_note
+from leaderboard.tracks.judge.app.intervals import interval_table, vs_best_column
 from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
-    JudgeExport,
     JudgeRun,
     TableFigure,
-    export_table,
+    judges_table,
     latest,
     stat_column,
-    vs_best_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, JudgeMode
 
@@ -47,7 +46,9 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
 def export_results(records: Mapping[str, JudgeRun], options: ExportOptions) -> ExportTable:
     """The judges table (Table 1 layout) and notes on what it leaves out and on empty cells."""
     runs = list(records.values())
-    table = export_table(runs, JudgeExport.JUDGES, include_noncomparable=options.include_noncomparable)
+    table = judges_table(runs, include_noncomparable=options.include_noncomparable)
+    intervals = interval_table(runs, include_noncomparable=options.include_noncomparable)
+    table = table.merge(intervals, on="results_path", how="left")
     notes: list[str] = []
     if not options.include_noncomparable:
         meta = [r for r in latest(runs) if r.mode is JudgeMode.META]

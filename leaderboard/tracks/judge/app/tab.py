@@ -19,6 +19,12 @@ import pandas as pd
 
 from eval_queue.vocabulary import short_revision
 from leaderboard.state import PageState, UrlField
+from leaderboard.tracks.judge.app.intervals import (
+    FiguresCache,
+    interval_column,
+    interval_table,
+    vs_best_column,
+)
 from leaderboard.tracks.judge.app.plots import (
     MAX_DISTRIBUTION_JUDGES,
     agreement_heatmap,
@@ -28,17 +34,13 @@ from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
-    FiguresCache,
     JudgeRun,
     TableFigure,
     agreement_table,
     distribution_table,
-    interval_column,
-    interval_table,
     judges_table,
     latest,
     stat_column,
-    vs_best_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, TRACK, Criterion, JudgeMode
 from leaderboard.ui.common import Table

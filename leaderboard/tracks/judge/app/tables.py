@@ -7,10 +7,7 @@
 * :func:`distribution_table` — human vs judge score counts per criterion (Figures 4–6);
 * :func:`criterion_means_table` — judged generations: a judge's mean score per criterion
   for each judged run (the SUM task page and the model page);
-* :func:`export_table` — what ``python -m leaderboard export --track judge`` prints;
-* :func:`interval_table` — per judge run and scope, the 95 % intervals of ρ and MAE (bootstrap
-  over the annotated items) and whether its ρ is distinguishable from the best judge's on the
-  same set (:mod:`leaderboard.tracks.judge.uncertainty`), computed once per file (:class:`FiguresCache`).
+* :func:`export_table` — what ``python -m leaderboard export --track judge`` prints.
 
 Every column name is built here, once, from the rubric (:func:`stat_column`,
 :func:`mean_column`).  A figure that could not be computed is ``pd.NA`` in a nullable
@@ -22,7 +19,7 @@ runs on the sample or a local set are not comparable and are left out unless ask
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -32,7 +29,6 @@ from eval_queue.vocabulary import short_revision
 from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion, JudgeMode
 from leaderboard.tracks.judge.metrics import AgreementMatrix, Correlation, agreement_matrix, distributions
 from leaderboard.tracks.judge.schema import GenerationsBody, JudgeResultsFile, MeanBlock, MetaBody, StatBlock
-from leaderboard.tracks.judge.uncertainty import JudgeFigures, judge_figures, standings_of
 
 #: "All criteria pooled", the scope beside the five criteria.
 OVERALL = "overall"
@@ -386,93 +382,6 @@ def criterion_means_table(
     return _typed(frame, numeric).sort_values(["model", "num_fewshot", "judge"], ignore_index=True)
 
 
-class VsBest(StrEnum):
-    """A judge's ρ against the best judge's on the same annotated set and scope."""
-
-    BEST = "best"
-    TIED = "not distinguishable"  # Holm-adjusted paired test: p > 0.05
-    BELOW = "below"
-
-
-def interval_column(scope: Criterion | str, figure: TableFigure, end: str) -> str:
-    """``overall_rho_low``, ``coherence_mae_high``: one end of a figure's 95 % interval."""
-    return f"{stat_column(scope, figure)}_{end}"
-
-
-def vs_best_column(scope: Criterion | str) -> str:
-    """``overall_vs_best``: :class:`VsBest` of a judge's ρ on ``scope``."""
-    return f"{scope}_vs_best"
-
-
-INTERVAL_FIGURES = (TableFigure.RHO, TableFigure.MAE)
-INTERVAL_COLUMNS: tuple[str, ...] = tuple(
-    column
-    for scope in SCOPES
-    for column in (
-        *(interval_column(scope, f, end) for f in INTERVAL_FIGURES for end in ("low", "high")),
-        vs_best_column(scope),
-    )
-)
-
-
-@dataclass
-class FiguresCache:
-    """Each judge run's :class:`JudgeFigures` per scope, computed once per parsed file (a refresh
-    parses only changed files, so an unchanged run keeps its figures).  Passed in by the caller."""
-
-    _entries: dict[tuple[str, str], tuple[JudgeRun, JudgeFigures]] = field(default_factory=dict)
-
-    def figures(self, run: JudgeRun, scope: str) -> JudgeFigures:
-        held = self._entries.get((run.path, scope))
-        if held is not None and held[0] is run:
-            return held[1]
-        body = run.results.judge
-        assert isinstance(body, MetaBody)
-        computed = judge_figures(run.path, body.judged_scores(), scope)
-        self._entries[(run.path, scope)] = (run, computed)
-        return computed
-
-
-def interval_table(
-    runs: Iterable[JudgeRun], *, include_noncomparable: bool = False, cache: FiguresCache | None = None
-) -> pd.DataFrame:
-    """Per judge run on an annotated set (``results_path``): per scope, ρ and MAE with their 95 %
-    intervals' ends (``pd.NA``: not enough data) and :class:`VsBest` — compared with the best ρ
-    among the judges of the same annotated set (the same items, so the resamples are paired)."""
-    cache = cache or FiguresCache()
-    chosen = _select(runs, JudgeMode.META, include_noncomparable)
-    rows: dict[str, dict[str, Any]] = {run.path: {"results_path": run.path} for run in chosen}
-    by_set: dict[str, list[JudgeRun]] = {}
-    for run in chosen:
-        by_set.setdefault(str(run.results.run.data), []).append(run)
-    for scope in SCOPES:
-        for same_set in by_set.values():
-            for standing in standings_of([cache.figures(run, str(scope)) for run in same_set]):
-                f, row = standing.figures, rows[standing.figures.judge]
-                for figure, interval in (
-                    (TableFigure.RHO, f.rho_interval),
-                    (TableFigure.MAE, f.mae_interval),
-                ):
-                    row[interval_column(scope, figure, "low")] = _rounded(
-                        interval and interval.low, figure.decimals
-                    )
-                    row[interval_column(scope, figure, "high")] = _rounded(
-                        interval and interval.high, figure.decimals
-                    )
-                row[vs_best_column(scope)] = (
-                    pd.NA
-                    if f.rho is None
-                    else VsBest.BEST.value
-                    if standing.best
-                    else VsBest.TIED.value
-                    if standing.indistinguishable
-                    else VsBest.BELOW.value
-                )
-    frame = pd.DataFrame(list(rows.values()), columns=["results_path", *INTERVAL_COLUMNS])
-    numeric = [c for c in INTERVAL_COLUMNS if not c.endswith("_vs_best")]
-    return _typed(frame, numeric)
-
-
 class JudgeExport(StrEnum):
     """What ``python -m leaderboard export --track judge`` can print."""
 
@@ -486,10 +395,7 @@ def export_table(
     """The rows to export (``pd.NA`` becomes an empty CSV cell or JSON ``null``)."""
     match kind:
         case JudgeExport.JUDGES:
-            runs = list(runs)
-            table = judges_table(runs, include_noncomparable=include_noncomparable)
-            intervals = interval_table(runs, include_noncomparable=include_noncomparable)
-            return table.merge(intervals, on="results_path", how="left")
+            return judges_table(runs, include_noncomparable=include_noncomparable)
         case JudgeExport.GENERATIONS:
             return criterion_means_table(runs)
         case _:

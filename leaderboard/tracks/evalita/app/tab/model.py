@@ -17,6 +17,7 @@ from leaderboard.state import Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.results import read_details
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
+from leaderboard.tracks.evalita.app.views.compare import neighbour
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import Choices, HtmlTable, Table
 from leaderboard.ui.context import AppContext
@@ -115,7 +116,6 @@ class ModelTab(Tab):
                 "model": model,  # also its choices (the evaluated runs)
                 "answers_prompt": answers_prompt,  # also its choices (the task's prompts)
                 "header": header,
-                "compare_with": compare_with,
                 "field_note": field_note,
                 "vs_field": vs_field,
                 "spread": spread,
@@ -136,7 +136,6 @@ class ModelTab(Tab):
         prompt_ids = TASKS[state.answers_task].prompt_ids
         values: dict[str, object] = {
             "model": choices,
-            "compare_with": Choices(tuple(c for c in choices.options if not run or c[1] != run.key), None),
             "answers_prompt": Choices(tuple((p, p) for p in prompt_ids), state.answers_prompt),
             **_details(ctx, board, run, state),
             **render_panels(self.panels, ctx, state),
@@ -163,12 +162,17 @@ class ModelTab(Tab):
         return run or fallback, ()
 
 
-def _compare_with(ctx: AppContext, state: PageState, other: object) -> PageState:
-    """Open "A vs B" with the run this page shows as A and the chosen one as B."""
-    if not isinstance(other, str) or not other:
+def _compare_with(ctx: AppContext, state: PageState) -> PageState:
+    """Open "A vs B" with the run this page shows as A and its neighbour in the ranking as B
+    (the compare tab lets the visitor pick any other)."""
+    board = views.current_board(ctx)
+    run, _ = ModelTab._run_of(board, state)
+    num_fewshot = state.shots.num_fewshot
+    assert num_fewshot is not None
+    other = neighbour(board, run, num_fewshot) if run else None
+    if run is None or other is None:
         return state
-    run, _ = ModelTab._run_of(views.current_board(ctx), state)
-    return compare_state(state, run.key if run else "", other)
+    return compare_state(state, run.key, other.key)
 
 
 def _no_run(board: views.Board) -> dict[str, object]:

@@ -29,6 +29,7 @@ from leaderboard.core.numbers import percent
 from leaderboard.core.uncertainty import DrawCache
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import task_label
+from leaderboard.tracks.evalita.app.views.ranking import top_runs
 from leaderboard.tracks.evalita.definition import TASK_IDS, TASKS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 from leaderboard.views.common import _of_run, md_text
@@ -107,6 +108,17 @@ class CompareView:
 def run_label(board: Board, run: RunRef) -> str:
     """The run as the choices name it (the model id, with revision and precision when needed)."""
     return next((label for label, key in board.choices() if key == run.key), run.model)
+
+
+def neighbour(board: Board, run: RunRef, num_fewshot: int) -> RunRef | None:
+    """The run to compare ``run`` with by default: the next one in the setting's ranking (the one
+    above for the last), among comparable runs; for a run not ranked, the best ranked one."""
+    keys = top_runs(board, len(board.runs), num_fewshot)
+    if run.key not in keys:
+        return next((RunRef.parse(k) for k in keys if k != run.key), None)
+    at = keys.index(run.key)
+    other = at + 1 if at + 1 < len(keys) else at - 1
+    return RunRef.parse(keys[other]) if other >= 0 else None
 
 
 def _details_path(board: Board, run: RunRef, num_fewshot: int) -> tuple[str | None, bool]:
