@@ -57,18 +57,10 @@ class ModelTab(Tab):
                 elem_id="model-setting",
             )
         header = gr.Markdown(elem_id="model-header")
-        compare_with = gr.Dropdown(
-            [],
-            value=None,
-            label="A vs B: compare this run with…",
-            elem_id="model-compare",
-            allow_custom_value=True,
+        compare_with = gr.Button(
+            "A vs B: compare with the next run in the ranking", size="sm", elem_id="model-compare"
         )
-        page.transition(
-            [compare_with.input],
-            lambda state, other: _compare_with(page.ctx, state, other),
-            {"other": compare_with},
-        )
+        page.transition([compare_with.click], lambda state: _compare_with(page.ctx, state))
         field_note = gr.Markdown(elem_id="model-field-note")
         with gr.Row():
             vs_field = gr.Plot(elem_id="model-vs-field", visible=False)
