@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from backend.tracks.evalita.convert import IncompleteRunError
+from backend.tracks import IncompleteRunError
 from leaderboard.tracks.long_context.definition import (
     CONTEXT_SETTING_SPECS,
     AnswerKind,

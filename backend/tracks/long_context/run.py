@@ -106,9 +106,9 @@ def run_long_context(
 ) -> LongContextEvaluation:
     """Prepare the data for ``settings`` (default all three), run the harness once, convert.
 
-    Raises :class:`backend.tracks.evalita.data.DataSourceError` for bad data (before the model loads),
+    Raises :class:`~leaderboard.core.datasource.DataSourceError` for bad data (before the model loads),
     :class:`HarnessError` when the harness cannot run, and
-    :class:`backend.tracks.evalita.convert.IncompleteRunError` when a task or score is missing.
+    :class:`~backend.tracks.IncompleteRunError` when a task or score is missing.
     """
     from backend import runner
     from backend.tracks.long_context import convert

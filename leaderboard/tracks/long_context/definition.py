@@ -23,7 +23,6 @@ Pure data: no I/O, no torch, no lm-eval.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from types import MappingProxyType
 from pydantic import field_validator
 
 from eval_queue.errors import EvalitaError
+from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, canonical_subset, option
 
 #: The track's name in request and results files (its spec: :mod:`.spec`).
@@ -58,9 +58,7 @@ class UnknownNameError(EvalitaError, ValueError):
 
 
 def _unknown(kind: str, value: str, valid: list[str]) -> UnknownNameError:
-    close = difflib.get_close_matches(value, valid, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return UnknownNameError(f"Unknown {kind} {value!r}.{hint} Valid: {', '.join(valid)}.")
+    return UnknownNameError(unknown_name(kind, value, valid))
 
 
 # --------------------------------------------------------------------------- question sets

@@ -156,7 +156,7 @@ def parse_details(data: bytes, path: str) -> list[LongContextDetail]:
     """The lines of a details file, each through the store's safe reader (size, depth, numbers).
 
     A bad line makes the whole file malformed (``MalformedFileError`` naming the file and the
-    line), as :func:`leaderboard.tracks.evalita.schema.parse_details` does for Evalita's.
+    line), as every track's details reader does.
     """
     records = []
     for number, line in enumerate(data.splitlines(), start=1):

@@ -8,7 +8,7 @@
   unparsed rate), counts and truncation statistics, one row per run and setting.
 
 Scores are shown as the paper does, 0–100 with two decimals
-(:func:`leaderboard.tracks.evalita.metrics.percent`); a missing value is NaN, never 0.  Column names
+(:func:`leaderboard.core.numbers.percent`); a missing value is NaN, never 0.  Column names
 are derived here once, from the definition: ``<question set>_<metric>``.
 """
 

@@ -18,7 +18,6 @@ from leaderboard.tracks.evalita.app.views.board import Board, current_board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
     META_COLUMNS,
-    RANK,
     SIZE_BUCKETS,
     RankingFilters,
     SizeBucket,
@@ -48,8 +47,6 @@ from leaderboard.tracks.evalita.app.views.ranking import (
     all_model_types,
     all_precisions,
     apply_filters,
-    datatypes,
-    linked,
     pick_runs,
     radar_data,
     ranking_view,
@@ -57,7 +54,6 @@ from leaderboard.tracks.evalita.app.views.ranking import (
     run_of_key,
     sensitivity_data,
     setting_rows,
-    to_csv,
     top_runs,
 )
 from leaderboard.tracks.evalita.app.views.task import (
@@ -76,14 +72,18 @@ from leaderboard.views.common import (
     PAGE_SIZE,
     PARAMS,
     PRECISION,
+    RANK,
     REVISION,
     TYPE,
     TablePage,
+    datatypes,
     format_params,
     html_text,
+    linked,
     md_text,
     model_link,
     paged,
+    to_csv,
 )
 from leaderboard.views.queue import (
     QueueView,

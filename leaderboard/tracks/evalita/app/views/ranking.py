@@ -15,7 +15,6 @@ from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
     META_COLUMNS,
-    RANK,
     SIZE_BUCKETS,
     RankingFilters,
     _spread,
@@ -28,6 +27,7 @@ from leaderboard.views.common import (
     NOTE,
     PARAMS,
     PRECISION,
+    RANK,
     REVISION,
     TYPE,
     _frame,
@@ -36,7 +36,6 @@ from leaderboard.views.common import (
     _num,
     _revisions,
     _run_row,
-    model_link,
 )
 
 #: The ranking's sort orders (link value → label), each in its natural direction.
@@ -244,31 +243,6 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
                 table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
     table[KEY_COLUMN] = _keys(both)
     return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
-
-
-def linked(table: pd.DataFrame) -> pd.DataFrame:
-    """The same table with the Model column as links to the Hub (for HTML rendering)."""
-    if MODEL not in table.columns or table.empty:
-        return table
-    return table.assign(**{MODEL: table[MODEL].map(model_link)})
-
-
-def datatypes(table: pd.DataFrame) -> list[str]:
-    """gradio Dataframe datatypes: the model column is (escaped) HTML, numbers are numbers."""
-    kinds = []
-    for column in table.columns:
-        if column == MODEL:
-            kinds.append("html")
-        elif column != KEY_COLUMN and (pd.api.types.is_numeric_dtype(table[column]) or column == RANK):
-            kinds.append("number")
-        else:
-            kinds.append("str")
-    return kinds
-
-
-def to_csv(table: pd.DataFrame) -> str:
-    """The table as CSV, two decimals, without the hidden key column."""
-    return table.drop(columns=KEY_COLUMN, errors="ignore").to_csv(index=False, float_format="%.2f")
 
 
 def all_model_types(board: Board) -> list[str]:
