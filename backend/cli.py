@@ -25,6 +25,7 @@ from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.vocabulary import EvalitaTask, Track
+from leaderboard.tracks.long_context.definition import PAPER_KEPT_SIDE, KeptSide
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="judge: the annotated set, sample | local:<dir> | hub:<org>/<name> "
         "(default: follows --data; local:<dir> reads <dir>/judge/annotated.jsonl)",
+    )
+    parser.add_argument(
+        "--long-context-keep",
+        choices=[side.value for side in KeptSide],
+        default=PAPER_KEPT_SIDE.value,
+        help="long-context: which end of a prompt longer than the model's window is kept; end: its "
+        "last tokens, as lm-eval and the paper (default); start: the book's beginning (a labelled "
+        "variant, never ranked beside the paper's)",
     )
     parser.add_argument(
         "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
@@ -164,6 +173,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         stall_s=args.stall_s,
         tasks=args.tasks,
         judge_data=args.judge_data,
+        long_context_keep=args.long_context_keep,
         harness=RunOptions(
             backend=args.backend,
             device=args.device,

@@ -73,6 +73,9 @@ class WorkerConfig:
     #: Judge track: the annotated set (``sample`` | ``local:<dir>`` | ``hub:<org>/<name>``);
     #: None: follows ``data`` (:func:`backend.tracks.judge.worker.annotated_set_source`).
     judge_data: str | None = None
+    #: Long-context track: which end of a prompt longer than the model's window is kept
+    #: (``end``: the paper's harness; ``start``: a variant, never comparable).
+    long_context_keep: str = "end"  # KeptSide's value (config stays plain data)
 
     @property
     def heartbeat_s(self) -> float:

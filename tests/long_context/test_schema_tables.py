@@ -84,7 +84,7 @@ def _document(
         "schema": "evalita-llm-results/2",
         "track": "long-context",
         "model": {"id": f"org/{model}", "revision": "abc", "precision": "bfloat16"},
-        "run": {"num_fewshot": 0, "data": data, "context_settings": list(settings)},
+        "run": {"num_fewshot": 0, "data": data, "context_settings": list(settings), "kept_side": "end"},
         "settings": {s: {"sets": _sets(values), "truncation": TRUNCATION} for s in settings},
     }
 

@@ -8,9 +8,10 @@
     evaluation.details_jsonl()  # {"<task>.jsonl": bytes}
 
 The harness runs through :func:`backend.runner.run_harness` with the track's model class
-(:data:`backend.tracks.long_context.lm.MODEL_NAME`, the ``hf`` model that cuts the book,
-not the question, and reuses each book's KV cache), the model loaded once for every
-setting; progress and an ETA per setting go to the log.  Only ``hf`` is supported.
+(:data:`backend.tracks.long_context.lm.MODEL_NAME`: the ``hf`` model that reads what lm-eval's
+``hf`` reads — the prompt's last tokens when it does not fit — and shares each book's
+prefill), the model loaded once for every setting; progress and an ETA per setting go to the
+log.  Only ``hf`` is supported.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from backend.tracks.long_context.data import LongContextData, prepare_long_conte
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
 from leaderboard.schema import RunInfo, details_dir, results_file_path
-from leaderboard.tracks.long_context.definition import TRACK, parse_settings
+from leaderboard.tracks.long_context.definition import TRACK, KeptSide, parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,8 @@ def _run_info(
         prefix_reuse=report.get("reuse_prefix"),
         prefill_tokens=report.get("prefill_tokens"),
         window_tokens=report.get("max_length"),
+        kept_side=report.get("kept_side"),
+        decode_cache=report.get("decode_cache"),
     )
 
 
@@ -93,10 +96,14 @@ def run_long_context(
     workdir: Path,
     options: RunOptions,
     *,
+    keep: str | KeptSide = KeptSide.END,
     reuse_prefix: bool = True,
     on_progress: Callable[[str], None] | None = None,
 ) -> LongContextEvaluation:
     """Prepare the data for ``settings`` (default all three), run the harness once, convert.
+
+    ``keep``: which end of a prompt longer than the model's window is kept (``end``, the
+    paper's harness, or the ``start`` variant; :class:`KeptSide`).
 
     Raises :class:`backend.data.DataSourceError` for bad data (before the model loads),
     :class:`HarnessError` when the harness cannot run, and
@@ -120,14 +127,24 @@ def run_long_context(
         # The track's own tasks only: no built-in task is indexed or could be read instead.
         task_manager_kwargs={"include_path": str(data.include_path), "include_defaults": False},
         model_class=MODEL_NAME,
-        model_kwargs={"reuse_prefix": reuse_prefix, "progress_interval_s": options.progress_interval_s},
+        model_kwargs={
+            "reuse_prefix": reuse_prefix,
+            "keep": KeptSide.parse(str(keep)).value,
+            "progress_interval_s": options.progress_interval_s,
+        },
         on_progress=on_progress,
     )
     drop_prompts(output.samples)
     report = output.model_report
     windows = report.get("windows", [])
     settings_body = convert.settings_body(
-        data.tasks, output.results, output.samples, windows, data.book_words, report.get("max_length")
+        data.tasks,
+        output.results,
+        output.samples,
+        windows,
+        data.book_words,
+        report.get("max_length"),
+        KeptSide(report["kept_side"]) if report.get("kept_side") else None,
     )
     results = LongContextResults(
         model=model_info(request, output.run, output.architecture),
@@ -137,12 +154,13 @@ def run_long_context(
     for setting, result in settings_body.items():
         cut = result.truncation
         log.info(
-            "setting %s: %d items, %d cut to the setting's words, %d cut to the window; "
+            "setting %s: %d items, %d cut to the setting's words, %d cut to the window (its %s kept); "
             "the model saw %.0f of %.0f context tokens on average",
             setting.value,
             cut.items,
             cut.words_cut,
             cut.window_cut,
+            cut.kept_side.value if cut.kept_side else "?",
             cut.seen_tokens_mean,
             cut.context_tokens_mean,
         )
@@ -164,7 +182,8 @@ def check_data(config: WorkerConfig) -> None:
 def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
     """The track runner (:data:`backend.tracks.TRACK_RUNNERS`): the request's settings on the worker's data.
 
-    ``request.context_settings`` absent means all three.  The results file goes to
+    ``request.context_settings`` absent means all three; the worker's ``--long-context-keep``
+    says which end of a prompt longer than the window is kept.  The results file goes to
     :func:`~leaderboard.schema.results_file_path`, one details file per harness task under
     :func:`~leaderboard.schema.details_dir` (question, references, answer, letter, scores and
     tokens seen; never the book).
@@ -177,6 +196,7 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             config.data,
             context.workdir,
             config.harness,
+            keep=config.long_context_keep,
             on_progress=context.progress.beat,
         )
     except EvalitaError as exc:

@@ -5,7 +5,8 @@
   the best value of each column within each setting marked.
 * :func:`plot_frame` — score against context setting, one line per model and column.
 * :func:`export_table` — every number of every run: all metrics (both METEORs, the
-  unparsed rate), counts and truncation statistics, one row per run and setting.
+  unparsed rate), counts and truncation statistics (the side of the window kept), and what
+  makes a run a variant of the paper's measurement, one row per run and setting.
 
 Scores are shown as the paper does, 0–100 with two decimals
 (:func:`leaderboard.scoring.percent`); a missing value is NaN, never 0.  Column names
@@ -26,6 +27,7 @@ from leaderboard.tracks.long_context.definition import (
     QUESTION_SET_SPECS,
     TABLE5_COLUMNS,
     ContextSetting,
+    KeptSide,
     Metric,
     QuestionSet,
 )
@@ -140,6 +142,7 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
         row = _key(run, setting) | {
             "data": run.run.data,
             "limit": run.run.limit,
+            "variant": ", ".join(run.run.variants) or None,
             "comparable": run.run.comparable,
         }
         for qs in QuestionSet:
@@ -157,6 +160,7 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
             "seen_tokens_min": cut.seen_tokens_min,
             "seen_fraction_mean": round(cut.seen_fraction_mean, 4),
             "window_tokens": cut.window_tokens,
+            "kept_side": (cut.kept_side or run.run.kept_side or KeptSide.START).value,
         }
         records.append(row)
     return pd.DataFrame.from_records(records)
