@@ -161,3 +161,23 @@ def test_results_round_trip_through_json():
     local = run.settings[ContextSetting.K50].sets[QuestionSet.LOCAL]
     assert (local.n_oe, local.n_mc) == (10, 10)
     assert (local.em, local.acc, local.unparsed) == pytest.approx((0.0815, 0.2857, 0.1))
+
+
+@pytest.mark.parametrize(
+    ("run_fields", "variants"),
+    [
+        ({}, ()),
+        ({"kept_side": "start"}, ("window keeps the start",)),
+        ({"kept_side": None}, ("window keeps the start",)),  # written before the side was recorded
+        ({"chat_template": True}, ("chat template",)),
+    ],
+)
+def test_only_runs_measuring_as_the_paper_are_comparable(run_fields, variants):
+    document = _document("m", PAPER_10K["ANITA-8B"])
+    document["run"].update(run_fields)
+    run = LongContextResults.from_json(json.dumps(document).encode(), "r.json")
+    assert run.run.variants == variants
+    assert run.run.comparable is (not variants)
+    assert table5([run]).frame.empty is bool(variants)
+    [row] = export_table([run], include_noncomparable=True).to_dict("records")
+    assert row["variant"] == (", ".join(variants) or None)

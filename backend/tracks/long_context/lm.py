@@ -166,6 +166,7 @@ class _Plan:
     item: _Item
     ids: torch.Tensor  # 1-D int64 on the CPU: exactly what the model reads
     split: int
+    window: WindowRecord
 
     @property
     def capacity(self) -> int:
@@ -325,8 +326,8 @@ class BookCacheHFLM(HFLM):
         if len(ids) - boundary > room:
             raise self._too_long(item, len(ids) - boundary)
         start = max(0, len(ids) - room)
-        self.stats.windows.append(WindowRecord(item.task, item.doc_id, boundary, boundary - start))
-        return _Plan(item, torch.tensor(ids[start:], dtype=torch.long), boundary - start)
+        window = WindowRecord(item.task, item.doc_id, boundary, boundary - start)
+        return _Plan(item, torch.tensor(ids[start:], dtype=torch.long), boundary - start, window)
 
     def _start_plans(self, items: list[_Item]) -> list[_Plan]:
         """The book's beginning: the shared prefix cut from its end so that every item fits."""
@@ -339,11 +340,15 @@ class BookCacheHFLM(HFLM):
             worst = max(range(len(items)), key=lambda n: len(tails[n]))
             raise self._too_long(items[worst], len(tails[worst]))
         keep = min(len(ids), room)
-        plans = []
-        for item, tail in zip(items, tails, strict=True):
-            self.stats.windows.append(WindowRecord(item.task, item.doc_id, len(ids), keep))
-            plans.append(_Plan(item, torch.tensor(ids[:keep] + tail, dtype=torch.long), keep))
-        return plans
+        return [
+            _Plan(
+                item,
+                torch.tensor(ids[:keep] + tail, dtype=torch.long),
+                keep,
+                WindowRecord(item.task, item.doc_id, len(ids), keep),
+            )
+            for item, tail in zip(items, tails, strict=True)
+        ]
 
     def plans(self, items: list[_Item]) -> list[_Plan]:
         """What each item of one prefix group (same prompt up to the question) reads."""
@@ -354,6 +359,22 @@ class BookCacheHFLM(HFLM):
                 return self._start_plans(items)
             case _:
                 raise AssertionError(f"unhandled kept side {self.keep!r}")
+
+    def _by_prefix(self, requests: list[Any]) -> dict[str, list[_Item]]:
+        """Items grouped by their prompt up to the question (one book in one setting)."""
+        by_prefix: dict[str, list[_Item]] = {}
+        for index, request in enumerate(requests):
+            item = self._item(index, request)
+            by_prefix.setdefault(item.context[: max(item.marker, 0)], []).append(item)
+        return by_prefix
+
+    def kept_tokens(self, requests: list[Any]) -> list[list[int]]:
+        """What the model reads for each request, in request order, without generating anything."""
+        kept: list[list[int]] = [[] for _ in requests]
+        for items in self._by_prefix(requests).values():
+            for plan in self.plans(items):
+                kept[plan.item.index] = plan.ids.tolist()
+        return kept
 
     # ------------------------------------------------------------------ caches
 
@@ -409,10 +430,7 @@ class BookCacheHFLM(HFLM):
     def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
         """Answers in request order; see the module docstring for what is read and shared."""
         del disable_tqdm
-        by_prefix: dict[str, list[_Item]] = {}
-        for index, request in enumerate(requests):
-            item = self._item(index, request)
-            by_prefix.setdefault(item.context[: max(item.marker, 0)], []).append(item)
+        by_prefix = self._by_prefix(requests)
         answers: list[str | None] = [None] * len(requests)
         progress = _Progress([i for items in by_prefix.values() for i in items], self.progress_interval_s)
         log.info(
@@ -429,6 +447,7 @@ class BookCacheHFLM(HFLM):
         for prefix in sorted(by_prefix):
             groups: dict[tuple[int, bytes], list[_Plan]] = {}
             for plan in self.plans(by_prefix.pop(prefix)):
+                self.stats.windows.append(plan.window)
                 groups.setdefault(plan.key(), []).append(plan)
             for plans in groups.values():
                 self.stats.groups += 1
