@@ -181,3 +181,14 @@ def test_only_runs_measuring_as_the_paper_are_comparable(run_fields, variants):
     assert table5([run]).frame.empty is bool(variants)
     [row] = export_table([run], include_noncomparable=True).to_dict("records")
     assert row["variant"] == (", ".join(variants) or None)
+
+
+def test_a_variant_is_never_ranked_beside_the_papers_measurement():
+    paper = _results("paper", PAPER_10K["ANITA-8B"])
+    document = _document("start", PAPER_10K["Llama3.1-8B"])  # better in every column
+    document["run"]["kept_side"] = "start"
+    variant = LongContextResults.from_json(json.dumps(document).encode(), "v.json")
+    table = table5([paper, variant], include_noncomparable=True)
+    rows = dict(zip(table.frame["model"], table.best.itertuples(index=False), strict=True))
+    assert all(rows["org/paper"]), "the best of the comparable runs, whatever the variant scored"
+    assert all(rows["org/start"]), "and the variant is the best of its own kind only"

@@ -94,17 +94,24 @@ class Table5:
 
 
 def table5(runs: Sequence[LongContextResults], *, include_noncomparable: bool = False) -> Table5:
-    """Table 5: per setting, a row per run; the best of each column per setting marked (ties too)."""
-    records = []
+    """Table 5: per setting, a row per run; the best of each column per setting marked (ties too).
+
+    Runs are ranked only beside runs of the same measurement: comparable runs among
+    themselves, and a variant (the window's start kept, a chat template) or a run on other
+    data among its own kind, never beside the paper's.
+    """
+    records, groups = [], []
     for run, setting in _rows(runs, include_noncomparable):
         sets = run.settings[setting].sets
         records.append(
             _key(run, setting) | {column(qs, m): percent(_score(sets[qs], m)) for qs, m in TABLE5_COLUMNS}
         )
+        groups.append((setting.value, run.run.comparable, run.run.variants))
     frame = pd.DataFrame.from_records(records, columns=[*KEY_COLUMNS, *TABLE5_COLUMN_NAMES])
     scores = frame[list(TABLE5_COLUMN_NAMES)].astype(float)
     best = pd.DataFrame(False, index=frame.index, columns=list(TABLE5_COLUMN_NAMES))
-    for _, rows in frame.groupby("setting", sort=False).groups.items():
+    for group in dict.fromkeys(groups):
+        rows = frame.index[[g == group for g in groups]]
         block = scores.loc[rows]
         best.loc[rows] = block.eq(block.max()) & block.notna()
     return Table5(frame=frame, best=best)
