@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConfig:
-    from backend.data import DataSource
+    from backend.tracks.evalita.data import DataSource
 
     data = args.data or settings.eval_data
     DataSource.parse(data)  # DataSourceError (exit 2) for a bad --data
@@ -190,8 +190,8 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
 
 def main(argv: Sequence[str]) -> int:
     """``python -m backend [--once] …``; returns the exit code (configuration errors raise, see ``__main__``)."""
-    from backend.data import DataSourceError
     from backend.tracks import check_track_data
+    from backend.tracks.evalita.data import DataSourceError
 
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose, args.log_file)

@@ -8,7 +8,7 @@ offline node that shares ``HF_HOME`` (``HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1``
   that sha so the worker loads exactly those files;
 * with ``--judge-set ORG/NAME``, a judge track's annotated set (read by
   ``--judge-data hub:ORG/NAME`` through the same datasets cache);
-* every upstream dataset the suite reads (``leaderboard.suite``: ``evalitahf/*`` and
+* every upstream dataset the suite reads (``leaderboard.tracks.evalita.definition``: ``evalitahf/*`` and
   ``ARTeLab/fanpage``, each NER domain config) and the long-context track's INDAQA2
   (``sapienzanlp/INDAQA_CALAMITA``), into the datasets cache, which ``--data hub`` then
   reads offline.
@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from leaderboard.suite import SUITE
+from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.long_context.definition import HUB_DATASET, HUB_DATASET_CONFIG
 
 log = logging.getLogger(__name__)

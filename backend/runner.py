@@ -5,10 +5,10 @@ level (ARCHITECTURE.md); the worker imports it lazily, when it has a request to 
 
 :func:`run_harness` loads the model once for all tasks, runs them with fixed seeds and
 returns the harness output untouched (:class:`HarnessOutput`) together with the results
-file's ``run`` block as far as the harness knows it (a :class:`~leaderboard.schema.RunInfo`:
+file's ``run`` block as far as the harness knows it (a :class:`~leaderboard.tracks.evalita.schema.RunInfo`:
 harness version, model arguments — never a token —, backend, dtype as run and precision
 as asked, batch size, chat-template use, bootstrap draws, hardware, wall time); the worker
-adds where the data came from and who ran it, and :mod:`backend.convert` builds the file.
+adds where the data came from and who ran it, and :mod:`backend.tracks.evalita.convert` builds the file.
 
 Backends
 --------
@@ -54,7 +54,7 @@ from backend.fastpath.vllm_settings import prepare_vllm_environment
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RunOptions
 from backend.progress import ProgressTracker, fmt_s
 from eval_queue.errors import EvalitaError
-from leaderboard.schema import RunInfo
+from leaderboard.core.schema import RunInfo
 
 log = logging.getLogger(__name__)
 

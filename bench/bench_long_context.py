@@ -73,7 +73,7 @@ def generated_requests(words: int, questions: int, max_gen_toks: int) -> list[An
 
 
 def data_requests(spec: str, books: int, questions: int, max_gen_toks: int) -> list[Any]:
-    from backend.data import DataSource
+    from backend.tracks.evalita.data import DataSource
     from backend.tracks.long_context.data import read_books
     from leaderboard.tracks.long_context.definition import render_prompt
 

@@ -39,7 +39,7 @@ log = logging.getLogger("bench")
 
 
 def _task_rows(task_ids: list[str], output: Any, wall: float | None) -> list[dict[str, Any]]:
-    from leaderboard.suite import TASKS
+    from leaderboard.tracks.evalita.definition import TASKS
 
     progress = output.progress
     rows = []
@@ -64,7 +64,7 @@ def _task_rows(task_ids: list[str], output: Any, wall: float | None) -> list[dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    from leaderboard.suite import SUITE
+    from leaderboard.tracks.evalita.definition import SUITE
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", default=",".join(t.id for t in SUITE))
@@ -80,14 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    from backend.data import prepare_include_path
     from backend.embedded import install_embedded
-    from backend.metrics import install_offline_rouge
+    from backend.tracks.evalita.data import prepare_include_path
+    from backend.tracks.evalita.metrics import install_offline_rouge
 
     installed = install_embedded()
     install_offline_rouge()
     from backend.runner import ModelRef, RunOptions, run_harness
-    from leaderboard.suite import TASKS
+    from leaderboard.tracks.evalita.definition import TASKS
 
     if args.threads:
         import torch

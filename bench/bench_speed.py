@@ -296,7 +296,7 @@ def max_loglikelihood_gap(reference: list[dict[str, Any]], fast: list[dict[str, 
 
 def compare_scores(reference: Any, fast: Any, tasks: Sequence[str]) -> list[dict[str, Any]]:
     """Per harness task: scores (0–1), difference in points, identical-prediction share."""
-    from leaderboard.suite import harness_index
+    from leaderboard.tracks.evalita.definition import harness_index
 
     index = harness_index()
     rows = []
@@ -465,7 +465,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--revision", default="main")
     parser.add_argument(
-        "--data", default="sample", help="sample | local:DIR (the layout of backend/sample_data)"
+        "--data",
+        default="sample",
+        help="sample | local:DIR (the layout of leaderboard/tracks/evalita/sample_data)",
     )
     parser.add_argument("--tasks", default=None, help="task ids (default: all ten)")
     parser.add_argument("--fewshot", type=int, default=0, choices=(0, 5))
@@ -491,12 +493,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from backend.convert import all_harness_tasks
-    from backend.data import prepare_include_path
     from backend.embedded import EMBEDDED_MODEL_ID, install_embedded
-    from backend.metrics import install_offline_rouge
     from backend.runner import ModelRef
-    from leaderboard.suite import SUITE
+    from backend.tracks.evalita.convert import all_harness_tasks
+    from backend.tracks.evalita.data import prepare_include_path
+    from backend.tracks.evalita.metrics import install_offline_rouge
+    from leaderboard.tracks.evalita.definition import SUITE
 
     revision = args.revision
     if args.model == EMBEDDED_MODEL_ID:

@@ -52,12 +52,12 @@ def main() -> None:
 
     from eval_queue.settings import Settings
     from eval_queue.vocabulary import Setting
-    from leaderboard import views
     from leaderboard.state import PageState
+    from leaderboard.tracks.evalita.app import views
+    from leaderboard.tracks.evalita.app.tab.ranking import RankingTab
+    from leaderboard.tracks.evalita.app.tab.task import TaskTab
     from leaderboard.ui.common import table_update
     from leaderboard.ui.context import AppContext
-    from leaderboard.ui.ranking import RankingTab
-    from leaderboard.ui.task import TaskTab
     from tests.ui.store import write_synthetic_results
 
     with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:

@@ -198,7 +198,7 @@ class RunRef:
 
 
 class EvalitaTask(StrEnum):
-    """The ten Evalita-LLM task ids, in paper order (``leaderboard.suite`` describes each)."""
+    """The ten Evalita-LLM task ids, in paper order (``leaderboard.tracks.evalita.definition`` describes each)."""
 
     WIC = "wic"
     TE = "te"

@@ -18,9 +18,10 @@ from urllib.parse import urlencode
 
 from eval_queue.requests import ModelType, Precision
 from eval_queue.vocabulary import RANKING_AGGREGATES, RUN_SETTINGS, Aggregate, Setting
-from leaderboard.suite import SUITE, TASK_IDS, TASKS
-from leaderboard.views.common import SIZE_BUCKETS, md_text
-from leaderboard.views.ranking import DEFAULT_SORT, RANKING_SORTS
+from leaderboard.tracks.evalita.app.views.labels import SIZE_BUCKETS
+from leaderboard.tracks.evalita.app.views.ranking import DEFAULT_SORT, RANKING_SORTS
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
+from leaderboard.views.common import md_text
 
 DEFAULT_TAB = "ranking"
 MAX_CHOSEN_MODELS = 6

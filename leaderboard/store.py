@@ -7,7 +7,7 @@ the bytes to the parser its track registered in :mod:`leaderboard.tracks`.  It r
 the files its parser refused; the files whose envelope could not be read (bad JSON, an
 unknown schema or track: a file's track is never guessed); and the files of a known
 track whose parser is not installed.  Each track's view (e.g. the Evalita
-:func:`leaderboard.results.load_results`) is built from its part.
+:func:`leaderboard.tracks.evalita.app.results.load_results`) is built from its part.
 
 A refresh is a new call with the same :class:`ResultsCache`: only files whose
 ``Storage.versions()`` entry changed are read and parsed again.
@@ -29,7 +29,7 @@ from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
 from eval_queue.storage.paths import DETAILS_FOLDER
 from eval_queue.vocabulary import Track
-from leaderboard.migrations import track_of
+from leaderboard.core.migrations import track_of
 from leaderboard.tracks import ResultsRegistry, ResultsTrack, results_registry
 
 logger = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ tests use :func:`write_paper_store` to fill a results store with the six dev LLM
 The appendix tables name their prompt rows as the paper does (P1…P6 for multiple
 choice; P7/P9 for LS and SUM, P8/P10 for NER and REL).  In every table the first
 generative row is the harness's prompt ``p1`` and the second ``p2``
-(see :mod:`leaderboard.suite` for the mapping and the LS labelling quirk).
+(see :mod:`leaderboard.tracks.evalita.definition` for the mapping and the LS labelling quirk).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult, results_file_path
-from leaderboard.suite import TASKS
+from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
+from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
 
 LLMS: tuple[str, ...] = ("LLM-1", "LLM-2", "LLM-3", "LLM-4", "LLM-5", "LLM-6")
 #: The columns of an appendix table: (LLM, num_fewshot) in printed order (ZS then FS per LLM).

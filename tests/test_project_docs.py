@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from leaderboard.suite import SUITE
+from leaderboard.tracks.evalita.definition import SUITE
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Protocol
 from eval_queue.errors import EvalitaError
 from eval_queue.storage import Stores
 from eval_queue.vocabulary import Track
-from leaderboard.schema import ResultsEnvelope
+from leaderboard.core.schema import ResultsEnvelope
 
 if TYPE_CHECKING:
     from backend.config import WorkerConfig
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 #: Track → ``"module:function"`` of its :class:`TrackRunner`; one line per track.
 TRACK_RUNNERS: Mapping[Track, str] = MappingProxyType(
     {
-        Track.EVALITA: "backend.tracks.evalita:evaluate",
+        Track.EVALITA: "backend.tracks.evalita.run:evaluate",
         Track.LONG_CONTEXT: "backend.tracks.long_context.run:evaluate",
         Track.JUDGE: "backend.tracks.judge.worker:evaluate",
     }
@@ -56,9 +56,9 @@ TRACK_RUNNERS: Mapping[Track, str] = MappingProxyType(
 class Evaluation:
     """What a successful run hands to the worker to publish."""
 
-    #: The results file (any track's :class:`~leaderboard.schema.ResultsEnvelope` subclass).
+    #: The results file (any track's :class:`~leaderboard.tracks.evalita.schema.ResultsEnvelope` subclass).
     results: ResultsEnvelope
-    #: Its path in the results store (:func:`leaderboard.schema.results_file_path`).
+    #: Its path in the results store (:func:`leaderboard.tracks.evalita.schema.results_file_path`).
     results_path: str
     #: Per-sample details: path in the details store → file bytes (JSONL).
     details: Mapping[str, bytes]
@@ -128,7 +128,7 @@ def check_track_data(track: Track, config: WorkerConfig, runners: Mapping[Track,
     """The pre-claim data check of ``track``'s runner: its module's ``check_data(config)``, if it has one.
 
     Returns whether a check ran (False: the track has no runner here, or no check).  The
-    check raises :class:`~backend.data.DataSourceError` naming what is missing.
+    check raises :class:`~backend.tracks.evalita.data.DataSourceError` naming what is missing.
     """
     runners = TRACK_RUNNERS if runners is None else runners
     reference = runners.get(track)

@@ -2,7 +2,7 @@
 
     python bench/gpu/synthetic.py OUT [--model 8b|tiny] [--device cuda|cpu] [--scale 1.0]
 
-writes ``OUT/data`` (all ten tasks in the layout of ``backend/sample_data``, so the worker
+writes ``OUT/data`` (all ten tasks in the layout of ``leaderboard/tracks/evalita/sample_data``, so the worker
 reads it as ``--data local:OUT/data``), ``OUT/corpus.txt``, and ``OUT/model`` (config,
 random weights, a byte-level BPE of 32,000 tokens trained on the corpus): a model folder
 lm-eval loads like any other.  ``8b`` is the 7.24B-parameter Llama of the issue
@@ -13,7 +13,7 @@ Adapted from ``../shared/gpu/gen_data.py``, ``gen_data_gen.py`` and ``make_tok.p
 project's GPU notes, not part of this repository): the same word model, schemas and test
 sizes (MC: TE 400, SA 2000, WIC 500, HS 1763, AT 500, FAQ 401; generative: LS 1710, NER adg
 521 / fic 1517 / wn 2088, RE 1064, SUM 8437), written into this project's layout
-(``backend/data/layout.yaml``).  Random weights cost the same compute as real ones but
+(``backend/tracks/evalita/data/layout.yaml``).  Random weights cost the same compute as real ones but
 never emit a stop sequence: every answer runs to its cap.  Deterministic (seeded).
 """
 
@@ -229,7 +229,7 @@ def summaries(n: int) -> list[dict[str, Any]]:
     return [{"source": text(400, 600), "target": text(30, 60)} for _ in range(n)]
 
 
-#: file (relative to the data root, as in backend/data/layout.yaml) → (rows, real size)
+#: file (relative to the data root, as in backend/tracks/evalita/data/layout.yaml) → (rows, real size)
 FILES: dict[str, tuple[Callable[[int], list[dict[str, Any]]], int]] = {
     "te/test.jsonl": (te, 400),
     "te/dev.jsonl": (te, 40),

@@ -10,7 +10,7 @@ naming the module attribute that holds its :class:`ResultsTrack`::
 Nothing here imports a track's package until the registry is first built, so this
 module (and the Evalita code) never depends on another track's code.  A file of a
 track with no entry is listed as *unsupported*, never parsed as something else; a file
-whose track is unknown is malformed (:func:`leaderboard.migrations.track_of`).
+whose track is unknown is malformed (:func:`leaderboard.core.migrations.track_of`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ R = TypeVar("R")
 #: Track → ``"module:attribute"`` of its :class:`ResultsTrack`; one line per track.
 RESULTS_TRACKS: Mapping[Track, str] = MappingProxyType(
     {
-        Track.EVALITA: "leaderboard.tracks.evalita:RESULTS",
-        Track.LONG_CONTEXT: "leaderboard.tracks.long_context.export:RESULTS",
-        Track.JUDGE: "leaderboard.tracks.judge.results:RESULTS",
+        Track.EVALITA: "leaderboard.tracks.evalita.app.export:RESULTS",
+        Track.LONG_CONTEXT: "leaderboard.tracks.long_context.app.results:RESULTS",
+        Track.JUDGE: "leaderboard.tracks.judge.app.results:RESULTS",
     }
 )
 

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 import gradio as gr
 
-from leaderboard import views
 from leaderboard.state import PageState
-from leaderboard.suite import SUITE
+from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Rendered, Tab, TabParts

@@ -29,9 +29,9 @@ from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.submission import SubmissionForm, check_judge_target, submit
 from eval_queue.vocabulary import JudgeMode, Track
-from leaderboard.results import LoadedResults, ResultsCache, evalita_results
 from leaderboard.store import StoreResults, read_results_store
-from leaderboard.views import Board, md_text
+from leaderboard.tracks.evalita.app.results import LoadedResults, ResultsCache, evalita_results
+from leaderboard.tracks.evalita.app.views import Board, md_text
 
 logger = logging.getLogger(__name__)
 

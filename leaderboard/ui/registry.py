@@ -13,12 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.ui.about import AboutTab
-from leaderboard.ui.model import ModelTab
-from leaderboard.ui.plots_tab import PlotsTab
-from leaderboard.ui.ranking import RankingTab
 from leaderboard.ui.submit import SubmitTab
 from leaderboard.ui.tab import Panel, Tab
-from leaderboard.ui.task import TaskTab
 
 
 #: Panels other tracks contribute to the Evalita task page (e.g. judge rubric scores on SUM).
@@ -37,13 +33,13 @@ def lazy(reference: str) -> Callable[[], Any]:
     return make
 
 
-TASK_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.panels:TaskJudgePanel"),)
+TASK_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.app.panels:TaskJudgePanel"),)
 #: Panels other tracks contribute to the Evalita model page (e.g. a judge's criterion means).
-MODEL_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.panels:ModelJudgePanel"),)
+MODEL_PANELS: tuple[Callable[[], Panel], ...] = (lazy("leaderboard.tracks.judge.app.panels:ModelJudgePanel"),)
 #: Tabs of other tracks, after the Evalita ones (each a fresh instance per page).
 TRACK_TABS: tuple[Callable[[], Tab], ...] = (
-    lazy("leaderboard.tracks.long_context.tab:LongContextTab"),
-    lazy("leaderboard.tracks.judge.tab:JudgesTab"),
+    lazy("leaderboard.tracks.long_context.app.tab:LongContextTab"),
+    lazy("leaderboard.tracks.judge.app.tab:JudgesTab"),
 )
 #: Sections other tracks add to the About page (Markdown, derived from their definitions).
 ABOUT_SECTIONS: tuple[Callable[[], str], ...] = (
@@ -73,12 +69,17 @@ def default_registry(
     the shared ones."""
     return Registry(
         (
-            RankingTab(),
-            TaskTab([make() for make in task_panels]),
-            ModelTab([make() for make in model_panels]),
-            PlotsTab(),
+            _tab("leaderboard.tracks.evalita.app.tab.ranking:RankingTab")(),
+            _tab("leaderboard.tracks.evalita.app.tab.task:TaskTab")([make() for make in task_panels]),
+            _tab("leaderboard.tracks.evalita.app.tab.model:ModelTab")([make() for make in model_panels]),
+            _tab("leaderboard.tracks.evalita.app.tab.plots:PlotsTab")(),
             *(make() for make in TRACK_TABS),
             SubmitTab(),
             AboutTab(ABOUT_SECTIONS),
         )
     )
+
+
+def _tab(reference: str) -> Any:
+    module_name, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)

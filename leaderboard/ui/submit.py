@@ -11,8 +11,8 @@ from eval_queue.identity import signin_prompt
 from eval_queue.ledger import duration_text
 from eval_queue.requests import ModelType, Precision
 from eval_queue.vocabulary import RUN_SETTINGS, Track
-from leaderboard import views
 from leaderboard.state import PageState
+from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.long_context.definition import CONTEXT_SETTINGS
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext

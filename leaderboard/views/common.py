@@ -1,4 +1,4 @@
-"""Shared display helpers: column labels, escaping, number formatting, paging, the run lookup."""
+"""Display helpers every track's views share: escaping, number formatting, paging, the run lookup."""
 
 from __future__ import annotations
 
@@ -10,14 +10,9 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from eval_queue.vocabulary import Aggregate, RunRef, short_revision
-from leaderboard.suite import TASKS
-from leaderboard.tables import task_column
+from eval_queue.vocabulary import RunRef, short_revision
 
-#: Run metadata copied next to the scores when the two settings are merged side by side.
-META_COLUMNS = ("params_b", "model_type", "license", "comparable", "data", "limit")
-
-RANK, MODEL, AVG, NOTE = "Rank", "Model", "Avg CPS", "Note"
+MODEL, NOTE = "Model", "Note"
 PARAMS, TYPE, PRECISION, REVISION = "Params (B)", "Type", "Precision", "Revision"
 #: The hidden last column of every table that lists runs: the row's :attr:`RunRef.key`, so a
 #: clicked row is resolved by its key and never by reading the rendered cells.
@@ -25,40 +20,6 @@ KEY_COLUMN = "key"
 #: Rows a long table sends to the page at a time (the rest is one click away): measured in a
 #: browser, each row of a 19-column page costs the first render about 30 ms on the shared 2 cores.
 PAGE_SIZE = 25
-
-
-@dataclass(frozen=True)
-class SizeBucket:
-    label: str
-    low: float | None  # inclusive, billions of parameters; None for unknown size
-    high: float | None  # exclusive
-
-
-SIZE_BUCKETS: tuple[SizeBucket, ...] = (
-    SizeBucket("< 3B", 0.0, 3.0),
-    SizeBucket("3–10B", 3.0, 10.0),
-    SizeBucket("10–35B", 10.0, 35.0),
-    SizeBucket("35–80B", 35.0, 80.0),
-    SizeBucket("≥ 80B", 80.0, math.inf),
-    SizeBucket("unknown", None, None),
-)
-
-
-@dataclass(frozen=True)
-class RankingFilters:
-    """What the user narrowed the ranking to; empty tuples mean "all"."""
-
-    model_types: tuple[str, ...] = ()
-    sizes: tuple[str, ...] = ()
-    precisions: tuple[str, ...] = ()
-    search: str = ""
-    columns: tuple[Aggregate, ...] = (Aggregate.CPS,)
-    show_noncomparable: bool = False
-
-    @property
-    def narrowed(self) -> bool:
-        """Whether any filter hides rows (the column chooser and the scope do not)."""
-        return bool(self.model_types or self.sizes or self.precisions or self.search.strip())
 
 
 @dataclass(frozen=True)
@@ -87,21 +48,6 @@ def paged(table: pd.DataFrame, number: int, size: int = PAGE_SIZE) -> TablePage:
     start = (number - 1) * size
     rows = table.iloc[start : start + size]
     return TablePage(rows, number, count, start + 1 if total else 0, start + len(rows), total)
-
-
-def task_label(task_id: str) -> str:
-    task = TASKS.get(task_id)
-    return task.abbrev if task is not None else task_id.upper()
-
-
-def heading(aggregate: Aggregate) -> str:
-    """An aggregate's label as a column heading of its own: ``Best prompt``, ``MaxP``."""
-    return aggregate.label[:1].upper() + aggregate.label[1:]
-
-
-def column_label(task_id: str, aggregate: Aggregate) -> str:
-    """``TE CPS``, ``SUM best prompt``: the header of a per-task column."""
-    return f"{task_label(task_id)} {aggregate.label}"
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|~"})
@@ -142,7 +88,7 @@ def _float(value: object) -> float | None:
 
 
 def _num(value: object) -> float | None:
-    """A 0–100 value already rounded by :func:`leaderboard.scoring.percent`, as a float or ``None``.
+    """A 0–100 value already rounded by :func:`leaderboard.tracks.evalita.metrics.percent`, as a float or ``None``.
 
     The second rounding only strips float noise (``round(x, 2)`` of a two-decimal value is the value).
     """
@@ -203,13 +149,6 @@ def _of_run(frame: pd.DataFrame, run: RunRef, num_fewshot: int | None = None) ->
 def _run_row(rows: pd.DataFrame, run: RunRef) -> pd.Series | None:
     match = _of_run(rows, run)
     return None if match.empty else match.iloc[0]
-
-
-def _spread(row: pd.Series | None, task_id: str) -> float | None:
-    """MaxP − AvgP as :mod:`leaderboard.tables` computed it, from the unrounded scores."""
-    if row is None:
-        return None
-    return _num(row.get(task_column(task_id, Aggregate.SPREAD)))
 
 
 def _plain(value: object) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from backend.data import SAMPLE_DATA_DIR, load_layout
+from backend.tracks.evalita.data import SAMPLE_DATA_DIR, load_layout
 
 # Upstream field names and types, per task (paper §3 and the lm-eval 0.4.13 configs).
 SCHEMAS: dict[str, dict[str, type | tuple[type, ...]]] = {

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from backend.data import (
+from backend.tracks.evalita.data import (
     INCLUDE_DIR_NAME,
     SAMPLE_DATA_DIR,
     DataOverride,
@@ -25,8 +25,8 @@ from backend.data import (
     read_upstream_configs,
     read_upstream_tasks,
 )
-from backend.metrics import install_offline_rouge
-from leaderboard.suite import SUITE, TaskKind, all_harness_tasks, get_task
+from backend.tracks.evalita.metrics import install_offline_rouge
+from leaderboard.tracks.evalita.definition import SUITE, TaskKind, all_harness_tasks, get_task
 
 lm_eval_tasks = pytest.importorskip("lm_eval.tasks")
 

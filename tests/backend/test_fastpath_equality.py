@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from backend.data import DataOverride, prepare_include_path
-from leaderboard.suite import SUITE, harness_index
+from backend.tracks.evalita.data import DataOverride, prepare_include_path
+from leaderboard.tracks.evalita.definition import SUITE, harness_index
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow

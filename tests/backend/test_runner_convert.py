@@ -1,4 +1,4 @@
-"""backend.convert: harness output → results file and details (pure; no torch, no lm-eval)."""
+"""backend.tracks.evalita.convert: harness output → results file and details (pure; no torch, no lm-eval)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from backend.convert import (
+from backend.tracks.evalita.convert import (
     IncompleteRunError,
     build_results_file,
     detail_records,
@@ -16,8 +16,9 @@ from backend.convert import (
     harness_score,
 )
 from eval_queue.requests import EvalRequest, ModelType, Precision
-from leaderboard.schema import DetailRecord, ResultsFile, RunInfo
-from leaderboard.suite import SUITE, TASKS, TaskKind, all_harness_tasks
+from leaderboard.core.schema import RunInfo
+from leaderboard.tracks.evalita.definition import SUITE, TASKS, TaskKind, all_harness_tasks
+from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile
 
 
 def _request() -> EvalRequest:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from backend.data import prepare_include_path
-from leaderboard.suite import harness_index
+from backend.tracks.evalita.data import prepare_include_path
+from leaderboard.tracks.evalita.definition import harness_index
 from tests.backend.conftest import REPO_ROOT, worker_env
 from tests.support.tiny_model import TinyModel
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.data import SAMPLE_DATA_DIR, prepare_include_path
+from backend.tracks.evalita.data import SAMPLE_DATA_DIR, prepare_include_path
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow

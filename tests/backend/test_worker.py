@@ -18,16 +18,17 @@ import pytest
 
 from backend.__main__ import main as backend_main
 from backend.config import ExitCode, Outcome, WorkerConfig
-from backend.convert import IncompleteRunError
 from backend.tracks import Evaluation, RunContext, StageError
+from backend.tracks.evalita.convert import IncompleteRunError
 from backend.worker import run_once
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult
-from leaderboard.suite import SUITE
+from leaderboard.core.schema import ModelInfo, RunInfo
+from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
 
 LOG = logging.getLogger("tests.worker")
 
@@ -406,7 +407,7 @@ def test_the_heartbeat_survives_a_failed_renewal_and_logs_unexpected_ones_with_t
 def test_cli_once_masks_the_configured_token_in_the_failure_it_records(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from backend.tracks import evalita
+    from backend.tracks.evalita import run as evalita
 
     secret = "hf_" + "WorkerTok3n99"  # shorter than a real token on purpose
     monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
@@ -455,7 +456,7 @@ def _judge_runner(request: EvalRequest, config: WorkerConfig, context: RunContex
 
 def test_each_track_has_its_runner_and_evalita_is_the_first() -> None:
     from backend.tracks import TRACK_RUNNERS, runner_for
-    from backend.tracks.evalita import evaluate
+    from backend.tracks.evalita.run import evaluate
     from eval_queue.vocabulary import Track
 
     assert runner_for(Track.EVALITA) is evaluate
@@ -469,7 +470,9 @@ def test_a_request_of_a_track_this_worker_cannot_run_fails_saying_so(
     import backend.tracks
     from eval_queue.vocabulary import Track
 
-    monkeypatch.setattr(backend.tracks, "TRACK_RUNNERS", {Track.EVALITA: "backend.tracks.evalita:evaluate"})
+    monkeypatch.setattr(
+        backend.tracks, "TRACK_RUNNERS", {Track.EVALITA: "backend.tracks.evalita.run:evaluate"}
+    )
     judge = queue.add(
         EvalRequest(
             model="org/judge", revision="d" * 40, submitted_time=isoformat(utc_now()), track=Track.JUDGE
@@ -553,7 +556,7 @@ def test_cli_once_with_incomplete_data_claims_nothing_names_every_missing_file_a
 ) -> None:
     import shutil
 
-    from backend.data import SAMPLE_DATA_DIR
+    from backend.tracks.evalita.data import SAMPLE_DATA_DIR
 
     data = tmp_path / "wic-sa"
     for task in ("wic", "sa"):
@@ -571,7 +574,7 @@ def test_cli_once_with_incomplete_data_claims_nothing_names_every_missing_file_a
         assert missing in caplog.text
     # The worker's own subset is all this data holds: it would claim now (nothing to check).
     from backend.cli import build_parser, config_from_args
-    from backend.tracks.evalita import check_data
+    from backend.tracks.evalita.run import check_data
 
     args = build_parser().parse_args(["--once", "--data", f"local:{data}", "--tasks", "sa,wic"])
     config = config_from_args(args, Settings(data_dir=tmp_path / "store"))
@@ -601,13 +604,13 @@ def test_cli_refuses_an_unknown_task_id_listing_the_valid_ones(
 def test_a_run_evaluates_the_requests_tasks_within_the_workers(
     request_tasks: list[str] | None, worker_tasks: tuple[str, ...] | None, expected: list[str]
 ) -> None:
-    from backend.tracks.evalita import selected_tasks
+    from backend.tracks.evalita.run import selected_tasks
 
     assert [t.id for t in selected_tasks(request_tasks, worker_tasks)] == expected
 
 
 def test_a_request_for_tasks_this_worker_does_not_run_is_refused() -> None:
-    from backend.tracks.evalita import TaskSelectionError, selected_tasks
+    from backend.tracks.evalita.run import TaskSelectionError, selected_tasks
 
     with pytest.raises(TaskSelectionError, match="this worker runs only wic, sa; the request asks for te"):
         selected_tasks(["te"], ("wic", "sa"))

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from backend.config import ExitCode
-from backend.data import SAMPLE_DATA_DIR
+from backend.tracks.evalita.data import SAMPLE_DATA_DIR
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, utc_now
-from leaderboard.schema import DetailRecord, ResultsFile
-from leaderboard.suite import SUITE, TaskKind
+from leaderboard.tracks.evalita.definition import SUITE, TaskKind
+from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile
 from tests.backend.conftest import Deployment, read_lines_until, status_is, wait_for
 from tests.support.tiny_model import TinyModel
 

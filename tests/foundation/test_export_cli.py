@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.schema import results_file_path
+from leaderboard.core.schema import results_file_path
 from tests.paper_tables import write_paper_store
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.scoring import overall_score, percent, prompt_summary, task_score
-from leaderboard.suite import TASK_IDS, get_task
+from leaderboard.core.numbers import percent
+from leaderboard.tracks.evalita.definition import TASK_IDS, get_task
+from leaderboard.tracks.evalita.metrics import overall_score, prompt_summary, task_score
 from tests.paper_tables import (
     AGGREGATE_ROWS,
     APPENDIX,

@@ -12,10 +12,17 @@ import pytest
 from eval_queue.errors import MalformedFileError
 from eval_queue.storage.local import LocalStorage
 from eval_queue.vocabulary import Track
-from leaderboard.results import RUN_COLUMNS, SCORE_COLUMNS, ResultsCache, evalita_results, load_results
-from leaderboard.schema import RESULTS_SCHEMA, ResultsFile, results_file_path
+from leaderboard.core.schema import RESULTS_SCHEMA, results_file_path
 from leaderboard.store import read_results_store
 from leaderboard.tracks import RESULTS_TRACKS, ResultsRegistry, ResultsTrack, load_entry, results_registry
+from leaderboard.tracks.evalita.app.results import (
+    RUN_COLUMNS,
+    SCORE_COLUMNS,
+    ResultsCache,
+    evalita_results,
+    load_results,
+)
+from leaderboard.tracks.evalita.schema import ResultsFile
 from tests.paper_tables import paper_results
 
 
@@ -58,7 +65,7 @@ def test_malformed_file_is_named_in_a_warning_and_the_rest_load(
     )
     bad_score = paper_results("LLM-3", 0).to_json().replace(b'"score": 0.5955', b'"score": 59.55')
     paper_store.write("percent/model/results_2025-02-01T00-00-00Z.json", bad_score)
-    with caplog.at_level(logging.WARNING, logger="leaderboard.results"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.results"):
         loaded = load_results(paper_store)
     bad = sorted(problem.path for problem in loaded.problems)
     assert bad == [
@@ -162,7 +169,7 @@ def test_unknown_tasks_prompts_and_foreign_metrics_are_reported_and_left_out(
     results.tasks["te"].prompts["p7"] = results.tasks["te"].prompts["p1"]
     results.tasks["at"].metric = "acc_norm"
     _write(store, results, "2025-01-01T00:00:00Z")
-    with caplog.at_level(logging.WARNING, logger="leaderboard.results"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.results"):
         scores = load_results(store).scores
     assert set(scores["task"]) == {"wic", "te", "sa", "hs", "faq", "ls", "ner", "re", "sum"}
     assert len(scores.query("task == 'te'")) == 6
@@ -190,7 +197,7 @@ def test_a_refresh_keeps_reporting_a_bad_file_but_warns_only_once(
 ) -> None:
     paper_store.write("broken/model/results_2025-02-01T00-00-00Z.json", b"[]")
     cache = ResultsCache()
-    with caplog.at_level(logging.WARNING, logger="leaderboard.results"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.results"):
         first = load_results(paper_store, cache)
         second = load_results(paper_store, cache)
     assert (
@@ -343,7 +350,7 @@ def test_an_evalita_parser_refuses_a_file_of_another_track() -> None:
 
 def test_a_track_registers_its_own_parser_and_the_reader_dispatches_to_it(paper_store: LocalStorage) -> None:
     from eval_queue.errors import MalformedFileError as Malformed
-    from leaderboard.tracks.evalita import RESULTS as EVALITA
+    from leaderboard.tracks.evalita.app.export import RESULTS as EVALITA
 
     def parse_judge(data: bytes, path: str) -> str:
         raw = json.loads(data)
@@ -379,7 +386,7 @@ def test_the_store_is_listed_once_for_every_track(paper_store: LocalStorage) -> 
 
 
 def test_registering_a_track_twice_is_an_error() -> None:
-    from leaderboard.tracks.evalita import RESULTS as EVALITA
+    from leaderboard.tracks.evalita.app.export import RESULTS as EVALITA
 
     with pytest.raises(ValueError, match="registered twice"):
         ResultsRegistry([EVALITA, EVALITA])

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.scoring import (
+from leaderboard.core.numbers import percent
+from leaderboard.tracks.evalita.definition import SUITE, TaskKind, get_task
+from leaderboard.tracks.evalita.metrics import (
     combined_performance,
     overall_score,
-    percent,
     prompt_summary,
     saturation,
     score_task,
     task_score,
 )
-from leaderboard.suite import SUITE, TaskKind, get_task
 
 
 def test_task_score_follows_equations_2_4_6_8() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.util
 import re
 from dataclasses import replace
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from leaderboard.suite import (
+from leaderboard.tracks.evalita.definition import (
     FEWSHOT_SETTINGS,
     SUITE,
     TASK_IDS,
@@ -102,7 +103,7 @@ def test_suite_records_the_papers_baselines() -> None:
 
 
 def test_suite_module_imports_neither_torch_nor_lm_eval() -> None:
-    source = Path(__import__("leaderboard.suite").suite.__file__).read_text()
+    source = Path(importlib.import_module("leaderboard.tracks.evalita.definition").__file__).read_text()
     tree = ast.parse(source)
     imported = {
         alias.name.split(".")[0]

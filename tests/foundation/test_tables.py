@@ -9,10 +9,9 @@ import pandas as pd
 import pytest
 
 from eval_queue.storage.local import LocalStorage
-from leaderboard.results import load_results
-from leaderboard.schema import results_file_path
-from leaderboard.suite import SUITE, TASK_IDS
-from leaderboard.tables import (
+from leaderboard.core.schema import results_file_path
+from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.tables import (
     PROMPT_COLUMNS,
     RANKING_COLUMNS,
     Aggregate,
@@ -21,6 +20,7 @@ from leaderboard.tables import (
     ranking_table,
     task_column,
 )
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
 from tests.foundation.test_paper_parity import KNOWN_APPENDIX_ERRATA, KNOWN_PROMPT_SIDE_ERRATA
 from tests.paper_tables import AGGREGATE_ROWS, APPENDIX, APPENDIX_COLUMNS, PROMPT_SIDE, paper_results
 
@@ -150,9 +150,10 @@ def test_unknown_task_in_prompt_table_fails_with_a_suggestion(paper_store: Local
 
 
 def test_spread_column_is_maxp_minus_avgp_from_the_scoring_module_unrounded() -> None:
-    from leaderboard import tables
-    from leaderboard.scoring import percent, score_task
-    from leaderboard.suite import get_task
+    from leaderboard.core.numbers import percent
+    from leaderboard.tracks.evalita.app import tables
+    from leaderboard.tracks.evalita.definition import get_task
+    from leaderboard.tracks.evalita.metrics import score_task
 
     task = get_task("te")
     prompts = {p.id: 0.1 + 0.01 * i for i, p in enumerate(task.prompts)}

@@ -18,7 +18,7 @@ from eval_queue.vocabulary import (
     Track,
     short_revision,
 )
-from leaderboard import suite
+from leaderboard.tracks.evalita import definition as suite
 
 
 def test_short_revision_keeps_twelve_characters_of_a_sha() -> None:

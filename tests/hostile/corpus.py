@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_queue.requests import request_path
-from leaderboard.suite import SUITE
+from leaderboard.tracks.evalita.definition import SUITE
 
 SUBMITTED = "2026-03-01T09:00:00Z"
 FINISHED_AT = "2026-03-01T10:00:00Z"

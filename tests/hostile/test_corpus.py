@@ -32,10 +32,11 @@ from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.text import printable
 from leaderboard.__main__ import main as leaderboard_main
-from leaderboard.results import load_results
-from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult, parse_details
+from leaderboard.core.schema import ModelInfo, RunInfo
+from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.views import queue_view
+from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult, parse_details
 from leaderboard.ui.context import AppContext
-from leaderboard.views import queue_view
 from leaderboard.views.common import md_text
 from tests.hostile.corpus import (
     DETAILS_CASES,

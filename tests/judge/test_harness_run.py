@@ -18,10 +18,10 @@ from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isofo
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.vocabulary import Track
+from leaderboard.tracks.judge.app.tables import OVERALL, JudgeRun, TableFigure, judges_table, stat_column
 from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, JudgeMode
 from leaderboard.tracks.judge.parse import ParseStatus
 from leaderboard.tracks.judge.schema import GenerationsBody, JudgeDetail, JudgeResultsFile, MetaBody
-from leaderboard.tracks.judge.tables import OVERALL, JudgeRun, TableFigure, judges_table, stat_column
 from tests.backend.conftest import REPO_ROOT, Deployment, worker_env
 from tests.judge.test_items import _publish_sum_run
 from tests.support.tiny_model import TinyModel

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from backend.tracks.judge.prepare import read_judged_run, write_harness_tasks
+from backend.tracks.judge.data import read_judged_run, write_harness_tasks
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from leaderboard.schema import DetailRecord, ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult
-from leaderboard.suite import get_task
+from leaderboard.core.schema import ModelInfo, RunInfo
+from leaderboard.tracks.evalita.definition import get_task
+from leaderboard.tracks.evalita.schema import DetailRecord, PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.judge.data import JudgeDataError, load_annotated_set
 from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
 from leaderboard.tracks.judge.items import (
@@ -164,7 +165,7 @@ def test_a_hub_annotated_set_missing_from_the_offline_cache_is_a_clear_error(
 ) -> None:
     import datasets
 
-    from backend.tracks.judge.prepare import hub_rows_from_cache
+    from backend.tracks.judge.data import hub_rows_from_cache
 
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path)
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)

@@ -19,18 +19,8 @@ from backend.tracks.judge.convert import (
 )
 from eval_queue.errors import MalformedFileError
 from eval_queue.vocabulary import Track
-from leaderboard.schema import ModelInfo, RunInfo, results_file_path
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
-from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
-from leaderboard.tracks.judge.parse import ParseStatus
-from leaderboard.tracks.judge.schema import (
-    JudgeDetail,
-    JudgedRun,
-    JudgeResultsFile,
-    StatBlock,
-)
-from leaderboard.tracks.judge.stats import NotEnoughData, meta_evaluation
-from leaderboard.tracks.judge.tables import (
+from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
+from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
     JudgeExport,
@@ -44,6 +34,16 @@ from leaderboard.tracks.judge.tables import (
     judges_table,
     mean_column,
     stat_column,
+)
+from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
+from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
+from leaderboard.tracks.judge.metrics import NotEnoughData, meta_evaluation
+from leaderboard.tracks.judge.parse import ParseStatus
+from leaderboard.tracks.judge.schema import (
+    JudgeDetail,
+    JudgedRun,
+    JudgeResultsFile,
+    StatBlock,
 )
 
 HUMAN = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}

@@ -1,4 +1,4 @@
-"""leaderboard.tracks.judge.stats against scipy on hand-made vectors; not-enough-data is typed, never NaN."""
+"""leaderboard.tracks.judge.metrics against scipy on hand-made vectors; not-enough-data is typed, never NaN."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from leaderboard.tracks.judge.definition import Criterion
-from leaderboard.tracks.judge.stats import (
+from leaderboard.tracks.judge.metrics import (
     Correlation,
     JudgedScore,
     NotEnoughData,

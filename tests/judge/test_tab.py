@@ -15,10 +15,10 @@ import pytest
 from eval_queue.settings import Settings
 from eval_queue.vocabulary import RunRef
 from leaderboard.state import PageState
+from leaderboard.tracks.judge.app.panels import ModelJudgePanel, TaskJudgePanel
+from leaderboard.tracks.judge.app.tab import CRITERION_FIELD, JudgesTab
+from leaderboard.tracks.judge.app.tables import NOT_ENOUGH_DATA
 from leaderboard.tracks.judge.definition import CRITERIA, Criterion
-from leaderboard.tracks.judge.panels import ModelJudgePanel, TaskJudgePanel
-from leaderboard.tracks.judge.tab import CRITERION_FIELD, JudgesTab
-from leaderboard.tracks.judge.tables import NOT_ENOUGH_DATA
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.registry import default_registry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard.schema import details_dir, results_file_path
+from leaderboard.core.schema import details_dir, results_file_path
 from leaderboard.tracks.long_context.definition import TRACK, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults
 from tests.long_context.test_schema_tables import PAPER_10K, _document

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from backend.data import DataSource, DataSourceError
+from backend.tracks.evalita.data import DataSource, DataSourceError
 from backend.tracks.long_context.data import (
     HARNESS_DIR,
     prepare_long_context,
@@ -134,7 +134,7 @@ def test_hub_source_offline_without_cache_says_what_is_missing(tmp_path):
     }
     code = (
         "from pathlib import Path\n"
-        "from backend.data import DataSourceError\n"
+        "from backend.tracks.evalita.data import DataSourceError\n"
         "from backend.tracks.long_context.data import prepare_long_context\n"
         "try:\n"
         f"    prepare_long_context('hub', Path({str(tmp_path / 'work')!r}))\n"

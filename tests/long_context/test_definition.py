@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from backend.data.upstream import _read_config  # the harness-YAML reader the Evalita data layer uses
+from backend.tracks.evalita.data.upstream import (
+    _read_config,  # the harness-YAML reader the Evalita data layer uses
+)
 from leaderboard.tracks.long_context import definition as d
 from leaderboard.tracks.long_context.harness import utils as hooks
 from tests.long_context.books import book_text
@@ -122,7 +124,7 @@ def test_the_ui_side_and_the_worker_entry_import_without_torch_or_lm_eval():
 
     code = (
         "import sys\n"
-        "import leaderboard.tracks.long_context.tables, leaderboard.tracks.long_context.schema\n"
+        "import leaderboard.tracks.long_context.app.tables, leaderboard.tracks.long_context.schema\n"
         "import backend.tracks.long_context\n"
         "print(sorted(m for m in ('torch', 'lm_eval', 'gradio') if m in sys.modules))\n"
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.__main__ import main
-from leaderboard.schema import results_file_path
+from leaderboard.core.schema import results_file_path
 from leaderboard.tracks.long_context.schema import LongContextResults
 from tests.long_context.test_schema_tables import PAPER_10K, _document
 

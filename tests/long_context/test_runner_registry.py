@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from backend.config import WorkerConfig
-from backend.data import DataSourceError
 from backend.tracks import TRACK_RUNNERS, check_track_data, runner_for
+from backend.tracks.evalita.data import DataSourceError
 from backend.tracks.long_context.run import drop_prompts, evaluate
 from eval_queue.vocabulary import Track
 from tests.long_context.books import passage_book, summary_book, write_books

@@ -7,15 +7,15 @@ import json
 import pytest
 
 from eval_queue.errors import MalformedFileError
-from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet
-from leaderboard.tracks.long_context.schema import LongContextResults
-from leaderboard.tracks.long_context.tables import (
+from leaderboard.tracks.long_context.app.tables import (
     TABLE5_COLUMN_NAMES,
     column_label,
     export_table,
     plot_frame,
     table5,
 )
+from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet
+from leaderboard.tracks.long_context.schema import LongContextResults
 
 # INDAQA2 Table 5, 10K-word context, the four 7-8B models (0–100):
 # Summary EM, METEOR; Local EM, METEOR, ACC; Local alt. EM, METEOR, ACC; Entity METEOR.

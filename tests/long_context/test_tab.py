@@ -9,7 +9,7 @@ import pytest
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from leaderboard.state import PageState
-from leaderboard.tracks.long_context.tab import LongContextTab
+from leaderboard.tracks.long_context.app.tab import LongContextTab
 from leaderboard.ui.context import AppContext
 from tests.long_context.store import write_long_context_runs
 

@@ -19,9 +19,9 @@ from eval_queue.requests import Status
 from eval_queue.settings import Settings
 from eval_queue.vocabulary import ContextSetting, Track
 from leaderboard.state import PageState
+from leaderboard.tracks.long_context.app.tab import LongContextTab
 from leaderboard.tracks.long_context.definition import KeptSide, QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults, parse_details
-from leaderboard.tracks.long_context.tab import LongContextTab
 from leaderboard.ui.context import AppContext
 from tests.backend.conftest import REPO_ROOT, Deployment
 from tests.long_context.books import book_text, passage_book, summary_book, write_books

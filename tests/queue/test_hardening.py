@@ -26,8 +26,9 @@ from eval_queue.resolver import CacheModelResolver
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from eval_queue.submission import SubmissionForm, submit
-from leaderboard.results import load_results
-from leaderboard.schema import ModelInfo, PromptScore, ResultsFile, RunInfo, TaskResult, parse_details
+from leaderboard.core.schema import ModelInfo, RunInfo
+from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult, parse_details
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -17,18 +17,15 @@ from pathlib import Path
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision
 from eval_queue.storage import LocalStorage
-from leaderboard.schema import (
+from leaderboard.core.schema import ModelInfo, RunInfo, details_dir, results_file_path
+from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.schema import (
     DetailRecord,
-    ModelInfo,
     PromptScore,
     ResultsFile,
-    RunInfo,
     TaskResult,
-    details_dir,
     details_file_name,
-    results_file_path,
 )
-from leaderboard.suite import SUITE
 from tests.long_context.store import write_long_context_runs
 from tests.paper_tables import write_paper_store
 

@@ -12,8 +12,8 @@ from gradio_client import Client
 
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard import tables, views
-from leaderboard.results import load_results
+from leaderboard.tracks.evalita.app import tables, views
+from leaderboard.tracks.evalita.app.results import load_results
 from tests.ui.conftest import Served
 from tests.ui.store import CACHED_MODEL, CACHED_SHA, SAMPLE_MODEL, XSS_MODEL
 
@@ -68,7 +68,7 @@ def test_five_shot_ranking_is_led_by_llm2_with_54(client: Client) -> None:
 
 
 def test_rendered_ranking_equals_the_tables_module(client: Client, served: Served) -> None:
-    """Parity: every number on screen is the one leaderboard.tables computes."""
+    """Parity: every number on screen is the one leaderboard.tracks.evalita.app.tables computes."""
     expected = tables.ranking_table(load_results(open_stores(Settings(data_dir=served.data_dir)).results), 0)
     _, shown, _ = _ranking(client, "0", [], [], [], "", ["cps", "maxp", "avgp", "best_prompt"], False)
     shown = shown.assign(model=shown["Model"].map(_plain_model)).set_index("model")

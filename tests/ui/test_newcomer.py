@@ -11,13 +11,14 @@ import pytest
 
 from eval_queue.storage import LocalStorage
 from eval_queue.vocabulary import RunRef, Setting
-from leaderboard import plots, views
-from leaderboard.results import load_results
-from leaderboard.schema import PromptScore, results_file_path
+from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
-from leaderboard.suite import TASKS
+from leaderboard.tracks.evalita.app import plots, views
+from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.tab.ranking import caption
+from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.schema import PromptScore
 from leaderboard.ui.common import Table, table_update
-from leaderboard.ui.ranking import caption
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, _results, write_results
 
 SMALL = "tiny-org/small-model"
@@ -173,7 +174,7 @@ def test_every_table_listing_runs_ends_with_the_hidden_key(tmp_path: Path, setti
 
 
 def test_the_ranking_is_computed_once_per_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from leaderboard import tables
+    from leaderboard.tracks.evalita.app import tables
 
     board = _board(tmp_path)  # comparable and sample runs: the case that once needed two tables
     calls = []

@@ -17,14 +17,14 @@ from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from eval_queue.vocabulary import Setting
-from leaderboard import ui
 from leaderboard.state import PageState, UrlField
+from leaderboard.tracks.evalita.app.tab import task as task_tab
+from leaderboard.tracks.evalita.app.tab.ranking import RankingTab, open_clicked_run
+from leaderboard.tracks.evalita.app.tab.task import TaskTab
 from leaderboard.ui import layout, registry
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page, Session
-from leaderboard.ui.ranking import open_clicked_run
 from leaderboard.ui.tab import Api, Panel, Rendered, Tab, TabParts
-from leaderboard.ui.task import TaskTab
 from tests.ui.conftest import REPO
 from tests.ui.store import XSS_MODEL, write_queue, write_results
 
@@ -138,10 +138,10 @@ def test_an_unknown_value_of_a_tabs_own_link_field_falls_back_with_a_notice() ->
 def test_another_track_adds_a_panel_to_the_task_page_without_the_task_tab_importing_it(
     ctx: AppContext,
 ) -> None:
-    _, built = _page(ctx, [registry.RankingTab(), TaskTab([CountPanel()])])
+    _, built = _page(ctx, [RankingTab(), TaskTab([CountPanel()])])
     updates = built.show(_browser(), replace(PageState(), tab="task", task="sum"))
     assert updates[built.parts["task"].outputs["counter.line"]] == "rubric scores for sum"
-    source = inspect.getsource(ui.task)
+    source = inspect.getsource(task_tab)
     assert "CountPanel" not in source and "judge" not in source
 
 

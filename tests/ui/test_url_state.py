@@ -12,9 +12,9 @@ from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from eval_queue.vocabulary import Aggregate, Setting
 from leaderboard.state import PageState, notices_markdown
+from leaderboard.tracks.evalita.app.tab.model import ModelTab
+from leaderboard.tracks.evalita.app.tab.plots import PlotsTab
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.model import ModelTab
-from leaderboard.ui.plots_tab import PlotsTab
 from tests.ui.store import write_results
 
 TABS = ("ranking", "task", "model", "plots", "submit", "about")
@@ -127,7 +127,7 @@ def test_no_link_field_is_one_gradio_reserves() -> None:
 
 
 def test_a_page_beyond_the_last_shows_the_last_and_the_link_says_so(ctx: AppContext) -> None:
-    from leaderboard.ui.ranking import RankingTab
+    from leaderboard.tracks.evalita.app.tab.ranking import RankingTab
 
     rendered = RankingTab().render(ctx, replace(PageState(), ranking_page=99))
     assert rendered.state is not None and rendered.state.ranking_page == 1  # 7 runs: one page

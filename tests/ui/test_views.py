@@ -14,10 +14,10 @@ from eval_queue.queue import QueueListing
 from eval_queue.requests import EvalRequest, Status
 from eval_queue.storage import LocalStorage
 from eval_queue.vocabulary import Aggregate, RunRef, Setting
-from leaderboard import plots, tables, views
-from leaderboard.results import load_results
-from leaderboard.schema import results_file_path
+from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
+from leaderboard.tracks.evalita.app import plots, tables, views
+from leaderboard.tracks.evalita.app.results import load_results
 from tests.paper_tables import write_paper_store
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
 
@@ -235,8 +235,8 @@ def test_an_empty_store_renders_every_view(tmp_path: Path) -> None:
 def _spread_store(tmp_path: Path) -> views.Board:
     """One run whose TE prompts give MaxP 12.345 % and AvgP 12.334 %: 0.011 points apart, but
     12.35 − 12.33 = 0.02 once each is rounded for display."""
-    from leaderboard.schema import PromptScore
-    from leaderboard.suite import get_task
+    from leaderboard.tracks.evalita.definition import get_task
+    from leaderboard.tracks.evalita.schema import PromptScore
 
     results = _results("spread-org/spread-model", 0.5)
     prompts = [p.id for p in get_task("te").prompts]
@@ -269,9 +269,11 @@ def test_views_build_no_task_column_name_by_hand_and_look_runs_up_in_one_place()
     import inspect
     import re
 
-    from leaderboard.views import common, model, queue, ranking, task
+    from leaderboard.tracks.evalita.app.views import labels, model, ranking, task
+    from leaderboard.views import common, queue
 
-    source = "".join(inspect.getsource(module) for module in (views, common, ranking, task, model, queue))
+    modules = (views, labels, common, ranking, task, model, queue)
+    source = "".join(inspect.getsource(module) for module in modules)
     hand_built = re.findall(r'f"\{task(?:_id|\.id)\}_', source)
     assert hand_built == [], "use tables.task_column(task_id, Aggregate.X)"
     assert source.count('["revision"] == run.revision') == 1, "one run lookup helper"

@@ -24,7 +24,7 @@ from backend.tracks.judge.run import DEFAULT_JUDGED_TASK, JudgeJob, run_judge
 from eval_queue.errors import EvalitaError
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard.schema import ModelInfo
+from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.judge.data import JudgeDataError
 from leaderboard.tracks.judge.definition import JudgeMode
 

@@ -26,6 +26,7 @@ from leaderboard.tracks.judge.definition import (
     judge_answer,
 )
 from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD, parse_generation_item
+from leaderboard.tracks.judge.metrics import JudgedScore, meta_evaluation
 from leaderboard.tracks.judge.parse import JudgeAnswer, parse_answer
 from leaderboard.tracks.judge.schema import (
     FewShotInfo,
@@ -38,7 +39,6 @@ from leaderboard.tracks.judge.schema import (
     MetaItem,
     StatBlock,
 )
-from leaderboard.tracks.judge.stats import JudgedScore, meta_evaluation
 
 
 class JudgeRunError(EvalitaError):

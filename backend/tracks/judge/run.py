@@ -23,11 +23,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from backend.options import HarnessError, ModelRef, RunOptions
-from backend.tracks.judge import convert, prepare
+from backend.tracks.judge import convert
+from backend.tracks.judge import data as run_data
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from eval_queue.vocabulary import Track
-from leaderboard.schema import ModelInfo, details_dir, results_file_path
+from leaderboard.core.schema import ModelInfo, details_dir, results_file_path
 from leaderboard.tracks.judge.data import (
     HubRows,
     JudgeDataError,
@@ -112,13 +113,13 @@ def _units(
 ) -> tuple[list[JudgeUnit], str, JudgedRun | None]:
     """``(units, run.data label, the judged run for generations)``."""
     if job.mode is JudgeMode.META:
-        annotated = load_annotated_set(data, hub_rows=hub_rows or prepare.hub_rows_from_cache)
+        annotated = load_annotated_set(data, hub_rows=hub_rows or run_data.hub_rows_from_cache)
         log.info("annotated set %s: %d items", annotated.label, len(annotated.items))
         return meta_units(annotated), annotated.label, None
     if stores is None:
         raise JudgeDataError("judging generations needs the results and details stores")
     assert job.target is not None
-    judged, units = prepare.read_judged_run(
+    judged, units = run_data.read_judged_run(
         stores.results, stores.details, job.target, job.task, job.prompts or None, CRITERIA
     )
     log.info("judging %d outputs of %s on %s", len(units) // len(CRITERIA), judged.model, job.task)
@@ -164,9 +165,9 @@ def run_judge(
     units, data_label, judged = _units(job, data, stores, hub_rows)
     few_shot = load_few_shot(few_shot_path) if few_shot_path else None
     shots: FewShotInfo | None = (
-        prepare.few_shot_info(few_shot_path, few_shot) if few_shot_path and few_shot else None
+        run_data.few_shot_info(few_shot_path, few_shot) if few_shot_path and few_shot else None
     )
-    prepared = prepare.write_harness_tasks(units, workdir, few_shot)
+    prepared = run_data.write_harness_tasks(units, workdir, few_shot)
     from backend import runner  # torch and lm-eval: only once the inputs are known to be good
 
     chat = wants_chat_template(job.judge, options)

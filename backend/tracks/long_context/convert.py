@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from backend.convert import IncompleteRunError
+from backend.tracks.evalita.convert import IncompleteRunError
 from leaderboard.tracks.long_context.definition import (
     CONTEXT_SETTING_SPECS,
     AnswerKind,

@@ -1,6 +1,6 @@
 """INDAQA2 data for the harness: books and questions in §3.5's schema → a run's work folder.
 
-Sources (the same spellings as the Evalita data, :class:`backend.data.DataSource`):
+Sources (the same spellings as the Evalita data, :class:`backend.tracks.evalita.data.DataSource`):
 
 * ``sample`` — the bundled books in ``leaderboard/tracks/long_context/sample_data``;
 * ``local:<dir>`` — every ``*.jsonl`` (one book a line) and ``*.json`` (a book or a list of
@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from backend.data import DataSource, DataSourceError, DataSourceKind
+from backend.tracks.evalita.data import DataSource, DataSourceError, DataSourceKind
 from leaderboard.tracks.long_context.definition import (
     CHOICE_LETTERS,
     CONTEXT_SETTING_SPECS,

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from backend.config import WorkerConfig
-from backend.data import DataSource, DataSourceError
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
+from backend.tracks.evalita.data import DataSource, DataSourceError
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
 from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
-from leaderboard.schema import RunInfo, details_dir, results_file_path
+from leaderboard.core.schema import RunInfo, details_dir, results_file_path
 from leaderboard.tracks.long_context.definition import TRACK, KeptSide, parse_settings
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, LongContextRunInfo
 
@@ -105,12 +105,12 @@ def run_long_context(
     ``keep``: which end of a prompt longer than the model's window is kept (``end``, the
     paper's harness, or the ``start`` variant; :class:`KeptSide`).
 
-    Raises :class:`backend.data.DataSourceError` for bad data (before the model loads),
+    Raises :class:`backend.tracks.evalita.data.DataSourceError` for bad data (before the model loads),
     :class:`HarnessError` when the harness cannot run, and
-    :class:`backend.convert.IncompleteRunError` when a task or score is missing.
+    :class:`backend.tracks.evalita.convert.IncompleteRunError` when a task or score is missing.
     """
     from backend import runner
-    from backend.convert import model_info
+    from backend.tracks.evalita.convert import model_info
     from backend.tracks.long_context import convert
     from backend.tracks.long_context.lm import MODEL_NAME
 
@@ -172,7 +172,7 @@ def check_data(config: WorkerConfig) -> None:
     """Before claiming a long-context request: can the worker's data source be read and prepared?
 
     Reads and checks every book and question (:func:`~.data.read_books`); raises
-    :class:`~backend.data.DataSourceError` naming the problem, before any model loads.
+    :class:`~backend.tracks.evalita.data.DataSourceError` naming the problem, before any model loads.
     """
     from backend.tracks.long_context.data import read_books
 
@@ -184,8 +184,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
 
     ``request.context_settings`` absent means all three; the worker's ``--long-context-keep``
     says which end of a prompt longer than the window is kept.  The results file goes to
-    :func:`~leaderboard.schema.results_file_path`, one details file per harness task under
-    :func:`~leaderboard.schema.details_dir` (question, references, answer, letter, scores and
+    :func:`~leaderboard.tracks.evalita.schema.results_file_path`, one details file per harness task under
+    :func:`~leaderboard.tracks.evalita.schema.details_dir` (question, references, answer, letter, scores and
     tokens seen; never the book).
     """
     settings = [s.value for s in request.context_settings] if request.context_settings else None

@@ -4,11 +4,11 @@ Importable without torch or lm-eval (the UI runs on a CPU Space).  Modules:
 
 * :mod:`~leaderboard.tracks.judge.definition` — the rubric (the one definition), prompts, About text;
 * :mod:`~leaderboard.tracks.judge.parse` — reading a judge's answer (``parse_answer``);
-* :mod:`~leaderboard.tracks.judge.stats` — Spearman ρ, MAE, bias, agreement matrix, distributions;
+* :mod:`~leaderboard.tracks.judge.metrics` — Spearman ρ, MAE, bias, agreement matrix, distributions;
 * :mod:`~leaderboard.tracks.judge.data` — the annotated-set and few-shot file formats and loaders;
 * :mod:`~leaderboard.tracks.judge.items` — what the judge is asked (meta and generations units);
 * :mod:`~leaderboard.tracks.judge.schema` — the results file (``evalita-llm-results/2``, track ``judge``);
-* :mod:`~leaderboard.tracks.judge.tables` — the judges table, agreement matrix, distributions, SUM means;
+* :mod:`~leaderboard.tracks.judge.app.tables` — the judges table, agreement matrix, distributions, SUM means;
 * ``harness/`` — the lm-eval task template and its hooks; ``sample_data/`` — the bundled annotated set.
 
 The worker side is :mod:`backend.tracks.judge`.

@@ -17,7 +17,7 @@ a user-provided few-shot file (:class:`FewShotExample`, loaded by
 :func:`leaderboard.tracks.judge.data.load_few_shot`).
 
 Everything else derives from :data:`RUBRIC`: the harness prompts (:func:`render_prompt`),
-the result columns (:mod:`leaderboard.tracks.judge.tables`) and the About page
+the result columns (:mod:`leaderboard.tracks.judge.app.tables`) and the About page
 (:func:`about_markdown`).  Pure data and pure functions: no I/O, no torch, no lm-eval.
 """
 

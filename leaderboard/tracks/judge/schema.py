@@ -17,7 +17,7 @@ with the judge's explanation.  The judge's id and revision are the file's ``mode
 
 A figure that could not be computed is ``null`` in the file with its reason in
 ``not_enough_data``; :meth:`StatBlock.figure` gives it back as
-:class:`~leaderboard.tracks.judge.stats.NotEnoughData`.  Details lines
+:class:`~leaderboard.tracks.judge.metrics.NotEnoughData`.  Details lines
 (:class:`JudgeDetail`) keep the judge's raw answer, one file per criterion.
 """
 
@@ -28,10 +28,10 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from eval_queue.vocabulary import Track
-from leaderboard.schema import ResultsEnvelope
+from leaderboard.core.schema import ResultsEnvelope
 from leaderboard.tracks.judge.definition import Criterion, JudgeMode
+from leaderboard.tracks.judge.metrics import Agreement, Correlation, Figure, JudgedScore, NotEnoughData
 from leaderboard.tracks.judge.parse import ParseStatus
-from leaderboard.tracks.judge.stats import Agreement, Correlation, Figure, JudgedScore, NotEnoughData
 
 #: The figures of a :class:`StatBlock` that can be "not enough data".
 STAT_FIGURES: tuple[str, ...] = ("unparsed_rate", "rho", "p", "mae", "bias", "mean_human", "mean_judge")
@@ -174,9 +174,9 @@ JudgeBody = Annotated[MetaBody | GenerationsBody, Field(discriminator="mode")]
 class JudgeResultsFile(ResultsEnvelope):
     """A judge run's results file: the shared envelope (docs/TRACKS.md) with the ``judge`` body.
 
-    Read with the inherited :meth:`~leaderboard.schema.ResultsEnvelope.from_json` (the
+    Read with the inherited :meth:`~leaderboard.tracks.evalita.schema.ResultsEnvelope.from_json` (the
     store's safe reader, then the migrations, then this schema); written to
-    :func:`~leaderboard.schema.results_file_path` with the request's variant.
+    :func:`~leaderboard.tracks.evalita.schema.results_file_path` with the request's variant.
     """
 
     TRACK: ClassVar[Track] = Track.JUDGE
@@ -204,5 +204,5 @@ class JudgeDetail(BaseModel):
 
 
 def judge_details_file_name(criterion: Criterion) -> str:
-    """One details file per criterion, inside the run's :func:`~leaderboard.schema.details_dir`."""
+    """One details file per criterion, inside the run's :func:`~leaderboard.tracks.evalita.schema.details_dir`."""
     return f"{criterion.value}.jsonl"

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
 from eval_queue.vocabulary import Track
-from leaderboard.schema import ResultsEnvelope, RunInfo
+from leaderboard.core.schema import ResultsEnvelope, RunInfo
 from leaderboard.tracks.long_context.definition import (
     PAPER_KEPT_SIDE,
     QUESTION_SET_SPECS,
@@ -187,7 +187,7 @@ def parse_details(data: bytes, path: str) -> list[LongContextDetail]:
     """The lines of a details file, each through the store's safe reader (size, depth, numbers).
 
     A bad line makes the whole file malformed (``MalformedFileError`` naming the file and the
-    line), as :func:`leaderboard.schema.parse_details` does for Evalita's.
+    line), as :func:`leaderboard.tracks.evalita.schema.parse_details` does for Evalita's.
     """
     records = []
     for number, line in enumerate(data.splitlines(), start=1):

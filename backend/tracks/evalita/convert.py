@@ -1,0 +1,255 @@
+"""Harness output → the results file (DESIGN.md) and per-sample details.  Pure: no I/O.
+
+Inputs are plain dicts as ``lm_eval.simple_evaluate`` returns them:
+
+* ``results``: ``{harness task: {"<metric>,none": float, "<metric>_stderr,none": float | "N/A", …}}``
+* ``n_samples``: ``{harness task: {"original": int, "effective": int}}``
+* ``samples``: ``{harness task: [{"doc_id", "arguments", "filtered_resps", "target", <metric>…}, …]}``
+
+Every task and prompt of the suite (:mod:`leaderboard.tracks.evalita.definition`) must be present with a
+finite score in [0, 1], else :class:`IncompleteRunError`: a partial run is never
+published as FINISHED.
+
+NER: each prompt runs on three domains (``adg``, ``fic``, ``wn``); the prompt's score is
+their F1 weighted by the number of documents, exactly like the upstream group
+``evalita-mp_ner_group`` (``aggregate_metric_list: f1, weight_by_size: true``); the three
+domain scores are kept under ``parts``.  SUM: the suite's metric, ``rouge1`` (what the
+upstream task reports).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eval_queue.errors import EvalitaError
+from eval_queue.requests import EvalRequest
+from eval_queue.vocabulary import Track
+from leaderboard.core.schema import ModelInfo, RunInfo, details_dir
+from leaderboard.tracks.evalita.definition import SUITE, HarnessTask, PromptSpec, TaskKind, TaskSpec
+from leaderboard.tracks.evalita.schema import (
+    DetailRecord,
+    PromptScore,
+    ResultsFile,
+    TaskResult,
+    details_file_name,
+)
+
+
+class IncompleteRunError(EvalitaError):
+    """The harness output lacks a task or prompt of the suite, or a score is unusable."""
+
+
+@dataclass(frozen=True)
+class HarnessScore:
+    score: float
+    stderr: float | None
+    n: int
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def harness_score(
+    results: Mapping[str, Mapping[str, Any]],
+    n_samples: Mapping[str, Mapping[str, int]],
+    name: str,
+    metric: str,
+) -> HarnessScore:
+    """The score of one harness task; :class:`IncompleteRunError` says what is wrong."""
+    entry = results.get(name)
+    if entry is None:
+        raise IncompleteRunError(f"harness task {name} is missing from the output")
+    key = f"{metric},none"
+    if key not in entry:
+        found = ", ".join(sorted(k for k in entry if "," in k)) or "none"
+        raise IncompleteRunError(f"harness task {name} has no {key!r} (metrics found: {found})")
+    score = _number(entry[key])
+    if score is None or not 0.0 <= score <= 1.0:
+        raise IncompleteRunError(f"harness task {name}: {metric} = {entry[key]!r} is not a number in [0, 1]")
+    stderr = _number(entry.get(f"{metric}_stderr,none"))
+    counts = n_samples.get(name, {})
+    n = counts.get("effective", counts.get("original"))
+    if n is None:
+        n = entry.get("sample_len")
+    if not isinstance(n, int) or n <= 0:
+        raise IncompleteRunError(f"harness task {name} evaluated no documents")
+    return HarnessScore(score, stderr, n)
+
+
+def prompt_score(
+    task: TaskSpec,
+    prompt: PromptSpec,
+    results: Mapping[str, Mapping[str, Any]],
+    n_samples: Mapping[str, Mapping[str, int]],
+) -> PromptScore:
+    """One prompt's score; several harness tasks (NER domains) are weighted by size."""
+    parts = [(h, harness_score(results, n_samples, h.name, task.metric)) for h in prompt.harness_tasks]
+    if len(parts) == 1 and parts[0][0].part is None:
+        only = parts[0][1]
+        return PromptScore(score=only.score, stderr=only.stderr, n=only.n)
+    total = sum(s.n for _, s in parts)
+    combined = sum(s.score * s.n for _, s in parts) / total
+    return PromptScore(
+        score=min(max(combined, 0.0), 1.0),
+        stderr=None,
+        n=total,
+        parts={h.part or h.name: s.score for h, s in parts},
+        parts_n={h.part or h.name: s.n for h, s in parts},
+    )
+
+
+def task_results(
+    results: Mapping[str, Mapping[str, Any]],
+    n_samples: Mapping[str, Mapping[str, int]],
+    suite: Sequence[TaskSpec] = SUITE,
+) -> dict[str, TaskResult]:
+    """All tasks of the suite; raises :class:`IncompleteRunError` listing everything missing."""
+    tasks: dict[str, TaskResult] = {}
+    problems: list[str] = []
+    for task in suite:
+        prompts: dict[str, PromptScore] = {}
+        for prompt in task.prompts:
+            try:
+                prompts[prompt.id] = prompt_score(task, prompt, results, n_samples)
+            except IncompleteRunError as exc:
+                problems.append(f"{task.id}/{prompt.id}: {exc}")
+        tasks[task.id] = TaskResult(metric=task.metric, prompts=prompts)
+    if problems:
+        shown = "; ".join(problems[:8]) + (f"; … and {len(problems) - 8} more" if len(problems) > 8 else "")
+        raise IncompleteRunError(f"the run did not produce every task and prompt: {shown}")
+    return tasks
+
+
+def precision_run(request: EvalRequest, run: RunInfo) -> str:
+    """The precision shown and written in file names: the dtype the weights ran in.
+
+    A CPU run of a ``bfloat16`` request runs in float32; saying bfloat16 would mislabel
+    it.  What the request asked for stays in ``run.requested_precision``.
+    """
+    return run.dtype or request.precision.value
+
+
+def model_info(request: EvalRequest, run: RunInfo, architecture: str | None = None) -> ModelInfo:
+    return ModelInfo(
+        id=request.model,
+        revision=request.revision,
+        precision=precision_run(request, run),
+        params_b=request.params_b,
+        model_type=request.model_type.value,
+        license=request.license,
+        architecture=architecture or request.architecture,
+    )
+
+
+def build_results_file(
+    request: EvalRequest,
+    run: RunInfo,
+    results: Mapping[str, Mapping[str, Any]],
+    n_samples: Mapping[str, Mapping[str, int]],
+    *,
+    architecture: str | None = None,
+    suite: Sequence[TaskSpec] = SUITE,
+) -> ResultsFile:
+    """The results file of one run (validated by the schema)."""
+    return ResultsFile(
+        model=model_info(request, run, architecture), run=run, tasks=task_results(results, n_samples, suite)
+    )
+
+
+# --------------------------------------------------------------------------- details
+
+
+def _argmax(values: Sequence[float]) -> int:
+    return max(range(len(values)), key=lambda i: values[i])
+
+
+def _mc_record(sample: Mapping[str, Any]) -> DetailRecord:
+    arguments = sample.get("arguments") or []
+    choices = [str(arg[1]).strip() for arg in arguments]
+    lls = [float(resp[0]) for resp in sample.get("filtered_resps") or []]
+    picked = _argmax(lls) if lls else None
+    target = sample.get("target")
+    gold = target if isinstance(target, int) and 0 <= target < len(choices) else None
+    return DetailRecord(
+        doc_id=int(sample["doc_id"]),
+        input=str(arguments[0][0]) if arguments else "",
+        answer=choices[picked] if picked is not None and picked < len(choices) else "",
+        target=choices[gold] if gold is not None else str(target),
+        score=float(picked == gold) if picked is not None and gold is not None else None,
+        choices=choices,
+        loglikelihoods=lls,
+    )
+
+
+def _gen_record(sample: Mapping[str, Any], metric: str) -> DetailRecord:
+    arguments = sample.get("arguments") or []
+    responses = sample.get("filtered_resps") or [""]
+    answer = responses[0] if isinstance(responses, list | tuple) else responses
+    while isinstance(answer, list | tuple) and answer:
+        answer = answer[0]
+    return DetailRecord(
+        doc_id=int(sample["doc_id"]),
+        input=str(arguments[0][0]) if arguments else "",
+        answer=str(answer),
+        target=str(sample.get("target")),
+        score=_number(sample.get(metric)),
+    )
+
+
+def detail_records(
+    task: TaskSpec, harness: HarnessTask, samples: Iterable[Mapping[str, Any]]
+) -> list[DetailRecord]:
+    """Per-sample records of one harness task (NER records carry their ``part``)."""
+    records = []
+    for sample in samples:
+        record = (
+            _mc_record(sample) if task.kind is TaskKind.MULTIPLE_CHOICE else _gen_record(sample, task.metric)
+        )
+        if harness.part is not None:
+            record = record.model_copy(update={"part": harness.part})
+        records.append(record)
+    return records
+
+
+def details_files(
+    request: EvalRequest,
+    run: RunInfo,
+    samples: Mapping[str, Sequence[Mapping[str, Any]]],
+    suite: Sequence[TaskSpec] = SUITE,
+    *,
+    variant: str | None = None,
+) -> tuple[str, dict[str, bytes]]:
+    """``(folder, {path: JSONL bytes})``: one ``<task>_<prompt>.jsonl`` per prompt in the details store.
+
+    The folder is named like the results file (finish time, precision run, setting and
+    ``variant``, e.g. a task subset).
+    """
+    folder = details_dir(
+        request.model,
+        run.finished_at or "",
+        precision_run(request, run),
+        request.num_fewshot,
+        Track.EVALITA,
+        variant,
+    )
+    files: dict[str, bytes] = {}
+    for task in suite:
+        for prompt in task.prompts:
+            lines: list[str] = []
+            for harness in prompt.harness_tasks:
+                for record in detail_records(task, harness, samples.get(harness.name, ())):
+                    lines.append(
+                        json.dumps(record.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+                    )
+            if not lines:
+                raise IncompleteRunError(f"no per-sample outputs for {task.id}/{prompt.id}")
+            files[f"{folder}/{details_file_name(task.id, prompt.id)}"] = ("\n".join(lines) + "\n").encode()
+    return folder, files

@@ -1,0 +1,184 @@
+"""The envelope every track's results file shares, the run block, and where files go.
+
+``{"schema": "evalita-llm-results/2", "track": …, "model": {…}, "run": {…}, <the track's body>}``
+(docs/DESIGN.md, docs/TRACKS.md).  A track subclasses :class:`ResultsEnvelope` with its body
+and ``TRACK`` (and, for its own typed run fields, :class:`RunInfo`).  Older schema versions
+are upgraded in :mod:`leaderboard.core.migrations`, never here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from eval_queue.errors import MalformedFileError
+from eval_queue.requests import FEWSHOT_SETTINGS, run_label
+from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
+from eval_queue.text import printable
+from eval_queue.vocabulary import Track
+
+#: The schema every results file is written in (``/1`` files are read and upgraded).
+RESULTS_SCHEMA = "evalita-llm-results/2"
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    id: str
+    revision: str = "main"
+    precision: str = "bfloat16"
+    params_b: float | None = None
+    model_type: str | None = None
+    license: str | None = None
+    architecture: str | None = None
+
+    @field_validator("id", "revision", "precision")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        # Identifiers reach terminals (export) and file names; a real one has none.
+        if printable(value, keep_newlines=False) != value:
+            raise ValueError("contains control characters")
+        return value
+
+
+class RunInfo(BaseModel):
+    """How a run was made: the results file's ``run`` block, from the runner through the worker.
+
+    The runner fills what the harness ran (:mod:`backend.runner`), the worker adds where it
+    ran and what it published; every field is typed here (unknown keys of other writers are
+    kept and ignored, never written by this project).
+    """
+
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    num_fewshot: int
+    # "hub" | "sample" | "local:<name>"; only "hub" runs with no limit are comparable.
+    data: str = "hub"
+    limit: int | float | None = None
+    # Evalita: the task ids of a subset run, in paper order (None: all ten tasks).
+    tasks: list[str] | None = None
+    harness: str | None = None
+    backend: str | None = None
+    model_args: str | None = None
+    batch_size: str | int | None = None
+    chat_template: bool | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_s: float | None = None
+    hardware: str | None = None
+    request_id: str | None = None
+    # Folder in the details store holding <task>_<prompt>.jsonl files of this run.
+    details_path: str | None = None
+    worker_id: str | None = None
+    device: str | None = None
+    # The weights' dtype as run (float32 on CPU whatever was asked): also ``model.precision``.
+    dtype: str | None = None
+    # The precision the request asked for, when it differs from what ran or not.
+    requested_precision: str | None = None
+    batch_size_used: list[int] = Field(default_factory=list)
+    # Bootstrap draws behind each stderr (lm-eval's CLI uses 100,000; stderr differs with it).
+    bootstrap_iters: int | None = None
+    # A cap on generated tokens (smoke tests only: such a run is not comparable).
+    max_gen_toks: int | None = None
+    seeds: dict[str, int] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    model_load_s: float | None = None
+
+    @field_validator("num_fewshot")
+    @classmethod
+    def _fewshot_offered(cls, value: int) -> int:
+        # A run in another setting would be counted but shown nowhere: refuse it instead.
+        if value not in FEWSHOT_SETTINGS:
+            raise ValueError(f"num_fewshot must be one of {list(FEWSHOT_SETTINGS)}, got {value}")
+        return value
+
+    @property
+    def comparable(self) -> bool:
+        """Full runs on the official data are the only ones ranked by default."""
+        return self.data == "hub" and self.limit is None and self.tasks is None and self.max_gen_toks is None
+
+    @property
+    def subset(self) -> bool:
+        """A run of some of the track's tasks only (labelled, never ranked beside full runs)."""
+        return self.tasks is not None
+
+
+class ResultsEnvelope(BaseModel):
+    """What every track's results file shares; a track subclasses it with its body and ``TRACK``.
+
+    ``{"schema": "evalita-llm-results/2", "track": …, "model": {…}, "run": {…}, <body>}``.
+    A track's run block may be a :class:`RunInfo` subclass with its own typed fields.
+    """
+
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    #: The track whose files this class reads; a file of another track is refused.
+    TRACK: ClassVar[Track]
+
+    schema_: str = Field(default=RESULTS_SCHEMA, alias="schema")
+    track: Track
+    model: ModelInfo
+    run: RunInfo
+
+    @model_validator(mode="after")
+    def _is_its_track(self) -> Self:
+        if self.track is not type(self).TRACK:
+            raise ValueError(f"a {self.track.value!r} results file, not a {type(self).TRACK.value!r} one")
+        return self
+
+    def to_json(self) -> bytes:
+        payload = self.model_dump(mode="json", by_alias=True, exclude_none=False)
+        return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
+
+    @classmethod
+    def from_json(cls, data: bytes, path: str) -> Self:
+        """Parse (and upgrade) a results file; raises :class:`MalformedFileError` naming ``path``.
+
+        The bytes go through the store's safe reader (:mod:`eval_queue.safe_json`: size,
+        depth, numbers, encoding), then the migrations, then this schema.
+        """
+        from leaderboard.core.migrations import upgrade  # local: migrations imports this module
+
+        return cls.from_raw(upgrade(load_object(data, path, RESULTS_LIMITS), path), path)
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any], path: str) -> Self:
+        """Validate a file already read (by the safe reader) and upgraded to the current schema."""
+        if raw.get("track") != cls.TRACK.value:
+            raise MalformedFileError(
+                path, f"a {raw.get('track')!r} results file, not a {cls.TRACK.value!r} one"
+            )
+        return validate(cls, raw, path)
+
+
+def _stamp(moment_iso: str) -> str:
+    """``2026-11-22T19:06:53Z`` → ``2026-11-22T19-06-53Z`` (no ``:`` in file names)."""
+    return moment_iso.replace(":", "-")
+
+
+def results_file_path(results: ResultsEnvelope, finished_at_iso: str, variant: str | None = None) -> str:
+    """Where a run's results file lives: ``<org>/<model>/results_<ts>_<precision>_<label>.json``.
+
+    ``<label>`` is ``<k>shot`` for Evalita, the track's name for the others, followed by
+    ``-<variant>`` for a run of part of the track (e.g. an Evalita task subset).
+    DESIGN.md names it ``results_<timestamp>.json``; the precision and setting are appended
+    (readers match ``results_*.json``) so that two runs of one model finishing in the same
+    second, e.g. its 0-shot and 5-shot requests on two workers, never overwrite each other.
+    """
+    stamp = _stamp(finished_at_iso)
+    label = run_label(results.track, results.run.num_fewshot, variant)
+    return f"{results.model.id}/results_{stamp}_{results.model.precision}_{label}.json"
+
+
+def details_dir(
+    model_id: str,
+    finished_at_iso: str,
+    precision: str,
+    num_fewshot: int,
+    track: Track = Track.EVALITA,
+    variant: str | None = None,
+) -> str:
+    """Folder in the details store for one run's per-sample files (``<task>_<prompt>.jsonl``)."""
+    return f"{model_id}/{_stamp(finished_at_iso)}_{precision}_{run_label(track, num_fewshot, variant)}"

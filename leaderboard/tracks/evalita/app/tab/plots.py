@@ -1,0 +1,103 @@
+"""Plots: average CPS vs size, a radar of chosen models, prompt sensitivity per task."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import ClassVar
+
+import gradio as gr
+
+from eval_queue.vocabulary import RUN_SETTINGS
+from leaderboard.state import MAX_CHOSEN_MODELS, Notice, PageState
+from leaderboard.tracks.evalita.app import plots, views
+from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.ui.common import Choices
+from leaderboard.ui.context import AppContext
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
+
+
+class PlotsTab(Tab):
+    id = "plots"
+    label = "Plots"
+    apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
+        {"plots": Api(fields=("shots", "models", "all_runs"), outputs=("scatter", "radar", "sensitivity"))}
+    )
+
+    def build(self, page: Page) -> TabParts:
+        with gr.Row():
+            shots = gr.Radio(
+                [(s.label, s.value) for s in RUN_SETTINGS],
+                value=RUN_SETTINGS[0].value,
+                label="Setting",
+                elem_id="plots-setting",
+            )
+            models = gr.Dropdown(
+                [],
+                value=[],
+                multiselect=True,
+                max_choices=MAX_CHOSEN_MODELS,
+                label=f"Models for the radar (up to {MAX_CHOSEN_MODELS})",
+                elem_id="plots-models",
+                allow_custom_value=True,
+                scale=3,
+            )
+        shown = gr.Markdown(elem_id="plots-caption")
+        scatter = gr.Plot(elem_id="plot-scatter", visible=False)
+        with gr.Row():
+            radar = gr.Plot(elem_id="plot-radar", visible=False)
+            sensitivity = gr.Plot(elem_id="plot-sensitivity", visible=False)
+        return TabParts(
+            controls={"shots": shots, "models": models},
+            outputs={
+                "models": models,  # also its choices (the evaluated runs)
+                "caption": shown,
+                "scatter": scatter,
+                "radar": radar,
+                "sensitivity": sensitivity,
+            },
+        )
+
+    def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        board = ctx.results()
+        num_fewshot = state.shots.num_fewshot
+        assert num_fewshot is not None
+        chosen = views.pick_runs(board, state.models)
+        notices = tuple(
+            Notice("model", key, "the others")
+            for key in state.models
+            if key not in {ref.key for ref in chosen}
+        )
+        keys = [ref.key for ref in chosen] or views.top_runs(board, 3, num_fewshot)
+        runs = views.pick_runs(board, keys)
+        ranking = views.ranking_view(
+            board, state.shots, views.RankingFilters(show_noncomparable=state.all_runs)
+        )
+        scatter = plots.cps_vs_params(ranking.shown)
+        radar = plots.radar(views.radar_data(board, runs, num_fewshot), [t.abbrev for t in SUITE])
+        sensitivity = plots.prompt_sensitivity(views.sensitivity_data(board, num_fewshot, state.all_runs))
+        missing = [
+            what
+            for what, figure in (
+                ("size plot (no model with a parameter count and an average CPS)", scatter),
+                ("radar (choose up to six models)", radar),
+                ("prompt sensitivity (no results)", sensitivity),
+            )
+            if figure is None
+        ]
+        caption = (
+            f"Nothing to draw for the {state.shots.label} setting: " + "; ".join(missing) if missing else ""
+        )
+        return Rendered(
+            values={
+                "models": Choices(tuple(views.run_choices(board)), keys),
+                "caption": caption,
+                "scatter": scatter,
+                "radar": radar,
+                "sensitivity": sensitivity,
+            },
+            state=replace(state, models=tuple(ref.key for ref in chosen)),
+            notices=notices,
+        )

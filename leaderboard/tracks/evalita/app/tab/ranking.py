@@ -1,0 +1,192 @@
+"""The landing tab: the CPS ranking with setting switch, search, sort, filters, columns, pages, CSV."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import ClassVar
+
+import gradio as gr
+
+from eval_queue.requests import ModelType, Precision
+from eval_queue.vocabulary import RANKING_AGGREGATES, Setting
+from leaderboard.state import PageState
+from leaderboard.tracks.evalita.app import views
+from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
+from leaderboard.ui.context import AppContext
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
+
+#: What ``/ranking`` takes (by name) and returns, for ``gradio_client``.
+RANKING_API = Api(
+    fields=(
+        "setting",
+        "types",
+        "sizes",
+        "precisions",
+        "search",
+        "columns",
+        "all_runs",
+        "sort",
+        "ranking_page",
+    ),
+    outputs=("banner", "table", "csv", "caption"),
+)
+
+
+def filters_of(state: PageState) -> views.RankingFilters:
+    return views.RankingFilters(
+        model_types=state.types,
+        sizes=state.sizes,
+        precisions=state.precisions,
+        search=state.search,
+        columns=state.columns,
+        show_noncomparable=state.all_runs,
+    )
+
+
+def open_clicked_run(state: PageState, evt: gr.SelectData) -> PageState:
+    """A clicked row opens its model's page: the row's hidden key (its last cell) names the run."""
+    row = evt.row_value or []
+    key = row[-1] if row else None
+    if not isinstance(key, str) or key == views.KEY_COLUMN:
+        return state
+    return replace(state, tab="model", model=key)
+
+
+def caption(view: views.RankingView, page: views.TablePage, filters: views.RankingFilters) -> str:
+    """What the table shows, or why it shows nothing (a search with no match says so)."""
+    if not view.total:
+        return "No results for this setting yet."
+    if page.total == 0:
+        if filters.search.strip():
+            return f"No run matches “{views.md_text(filters.search.strip())}”" + (
+                " with these filters." if filters.model_types or filters.sizes or filters.precisions else "."
+            )
+        return "No run matches these filters."
+    pages = f" · page {page.number} of {page.count}" if page.count > 1 else ""
+    return f"{page.caption} shown{pages} · click a row to open the model's page"
+
+
+def _filters() -> dict[str, gr.components.Component]:
+    """The folded filters and column chooser, keyed by the state field each sets."""
+    with gr.Accordion("Filters and columns", open=False, elem_id="ranking-filters"):
+        with gr.Row():
+            types = gr.CheckboxGroup(
+                [t.value for t in ModelType],
+                value=[],
+                label="Model type (none = all)",
+                elem_id="ranking-types",
+            )
+            sizes = gr.CheckboxGroup(
+                [b.label for b in views.SIZE_BUCKETS],
+                value=[],
+                label="Size (none = all)",
+                elem_id="ranking-sizes",
+            )
+            precisions = gr.CheckboxGroup(
+                [p.value for p in Precision],
+                value=[],
+                label="Precision (none = all)",
+                elem_id="ranking-precisions",
+            )
+        columns = gr.CheckboxGroup(
+            [(a.label, a.value) for a in RANKING_AGGREGATES],
+            value=[RANKING_AGGREGATES[0].value],
+            label="Per-task columns",
+            elem_id="ranking-columns",
+        )
+    return {"types": types, "sizes": sizes, "precisions": precisions, "columns": columns}
+
+
+class RankingTab(Tab):
+    id = "ranking"
+    label = "Ranking"
+    apis: ClassVar[Mapping[str, Api]] = MappingProxyType({"ranking": RANKING_API})
+
+    def __init__(self) -> None:
+        self._csv: dict[tuple, str] = {}
+
+    def build(self, page: Page) -> TabParts:
+        with gr.Row():
+            setting = gr.Radio(
+                [(s.label, s.value) for s in Setting],
+                value=Setting.ZERO.value,
+                label="Setting",
+                scale=2,
+                elem_id="ranking-setting",
+            )
+            search = gr.Textbox(
+                value="", label="Search model", placeholder="e.g. llama", scale=2, elem_id="ranking-search"
+            )
+            sort = gr.Dropdown(
+                [(label, key) for key, label in views.RANKING_SORTS.items()],
+                value=views.DEFAULT_SORT,
+                label="Sort by",
+                scale=2,
+                elem_id="ranking-sort",
+            )
+            all_runs = gr.Checkbox(
+                label="Show sample / limited runs (not comparable)",
+                value=False,
+                scale=1,
+                elem_id="ranking-all-runs",
+            )
+        filters = _filters()
+        banner = gr.Markdown(elem_id="ranking-banner")
+        shown = gr.Markdown(elem_id="ranking-caption")
+        table = gr.Dataframe(
+            interactive=False,
+            wrap=False,
+            max_height=640,
+            pinned_columns=2,
+            elem_id="ranking-table",
+            elem_classes=[KEYED_TABLE],
+            show_search="none",
+            buttons=["fullscreen"],
+        )
+        with gr.Row(visible=False, elem_id="ranking-pager") as pager:
+            previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="ranking-previous")
+            following = gr.Button("Next ▶", size="sm", scale=0, elem_id="ranking-next")
+        csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+
+        page.transition([table.select], open_clicked_run, event_data=True)
+        page.transition(
+            [previous.click], lambda state: replace(state, ranking_page=max(1, state.ranking_page - 1))
+        )
+        page.transition([following.click], lambda state: replace(state, ranking_page=state.ranking_page + 1))
+        return TabParts(
+            controls={"setting": setting, "search": search, "sort": sort, "all_runs": all_runs, **filters},
+            outputs={
+                "banner": banner,
+                "caption": shown,
+                "table": table,
+                "pager": pager,
+                "csv": csv,
+            },
+        )
+
+    def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        filters = filters_of(state)
+        view = views.ranking_view(ctx.results(), state.setting, filters, state.sort)
+        page = views.paged(view.table, state.ranking_page)
+        return Rendered(
+            values={
+                "banner": view.banner,
+                "caption": caption(view, page, filters),
+                "table": Table(page.rows),
+                "pager": gr.update(visible=page.count > 1),
+                "csv": self._csv_of(ctx, state, view),
+            },
+            state=replace(state, ranking_page=page.number),
+        )
+
+    def _csv_of(self, ctx: AppContext, state: PageState, view: views.RankingView) -> str:
+        """The view's CSV file, written once per results version and view (not once per page)."""
+        key = (ctx.version, state.setting, filters_of(state), state.sort)
+        if key not in self._csv:
+            if len(self._csv) > 64:
+                self._csv.clear()
+            self._csv[key] = write_csv(ctx.download_dir, f"evalita-ranking-{state.setting.value}", view.table)
+        return self._csv[key]

@@ -1,0 +1,161 @@
+"""Pure shaping of the leaderboard's tables for display: filter, rank, sort, page, label, format.
+
+Every number shown comes from :mod:`leaderboard.tracks.evalita.app.tables` (which uses
+:mod:`leaderboard.tracks.evalita.metrics`); this package only selects rows and columns, joins run
+metadata, orders, ranks by the already computed average CPS and turns values into the
+strings or links the UI shows.  No gradio here: the UI renders what these return.
+
+The views are split by tab: :mod:`~leaderboard.views.common` (labels, escaping, paging, the
+run lookup), :mod:`~leaderboard.tracks.evalita.app.views.ranking` (the snapshot, the ranking, the plots' data),
+:mod:`~leaderboard.tracks.evalita.app.views.task`, :mod:`~leaderboard.tracks.evalita.app.views.model` and
+:mod:`~leaderboard.views.queue`; every public name is re-exported here (``views.ranking_view``).
+Every table listing runs ends with the hidden :data:`KEY_COLUMN` (a run's ``RunRef.key``).
+"""
+
+from __future__ import annotations
+
+from leaderboard.tracks.evalita.app.views.board import Board
+from leaderboard.tracks.evalita.app.views.labels import (
+    AVG,
+    META_COLUMNS,
+    RANK,
+    SIZE_BUCKETS,
+    RankingFilters,
+    SizeBucket,
+    column_label,
+    heading,
+    task_label,
+)
+from leaderboard.tracks.evalita.app.views.model import (
+    FIELD_HEADERS,
+    RUN_FIELDS,
+    FieldComparison,
+    details_path_of,
+    details_view,
+    model_header_markdown,
+    model_prompt_scores,
+    model_prompt_table,
+    model_settings_view,
+    model_vs_field,
+    run_infos,
+    run_metadata_view,
+    score_with_stderr,
+)
+from leaderboard.tracks.evalita.app.views.ranking import (
+    DEFAULT_SORT,
+    RANKING_SORTS,
+    RankingView,
+    all_model_types,
+    all_precisions,
+    apply_filters,
+    datatypes,
+    linked,
+    pick_runs,
+    radar_data,
+    ranking_view,
+    run_choices,
+    run_of_key,
+    sensitivity_data,
+    setting_rows,
+    to_csv,
+    top_runs,
+)
+from leaderboard.tracks.evalita.app.views.task import (
+    TASK_TABLE_AGGREGATES,
+    prompt_side_view,
+    prompt_text_html,
+    prompts_html,
+    slot_label,
+    task_info_markdown,
+    task_models_view,
+)
+from leaderboard.views.common import (
+    KEY_COLUMN,
+    MODEL,
+    NOTE,
+    PAGE_SIZE,
+    PARAMS,
+    PRECISION,
+    REVISION,
+    TYPE,
+    TablePage,
+    format_params,
+    html_text,
+    md_text,
+    model_link,
+    paged,
+)
+from leaderboard.views.queue import (
+    QueueView,
+    queue_view,
+    rejected_markdown,
+    submitted_markdown,
+)
+
+__all__ = [
+    "AVG",
+    "DEFAULT_SORT",
+    "FIELD_HEADERS",
+    "KEY_COLUMN",
+    "META_COLUMNS",
+    "MODEL",
+    "NOTE",
+    "PAGE_SIZE",
+    "PARAMS",
+    "PRECISION",
+    "RANK",
+    "RANKING_SORTS",
+    "REVISION",
+    "RUN_FIELDS",
+    "SIZE_BUCKETS",
+    "TASK_TABLE_AGGREGATES",
+    "TYPE",
+    "Board",
+    "FieldComparison",
+    "QueueView",
+    "RankingFilters",
+    "RankingView",
+    "SizeBucket",
+    "TablePage",
+    "all_model_types",
+    "all_precisions",
+    "apply_filters",
+    "column_label",
+    "datatypes",
+    "details_path_of",
+    "details_view",
+    "format_params",
+    "heading",
+    "html_text",
+    "linked",
+    "md_text",
+    "model_header_markdown",
+    "model_link",
+    "model_prompt_scores",
+    "model_prompt_table",
+    "model_settings_view",
+    "model_vs_field",
+    "paged",
+    "pick_runs",
+    "prompt_side_view",
+    "prompt_text_html",
+    "prompts_html",
+    "queue_view",
+    "radar_data",
+    "ranking_view",
+    "rejected_markdown",
+    "run_choices",
+    "run_infos",
+    "run_metadata_view",
+    "run_of_key",
+    "score_with_stderr",
+    "sensitivity_data",
+    "setting_rows",
+    "slot_label",
+    "submitted_markdown",
+    "task_info_markdown",
+    "task_label",
+    "task_models_view",
+    "to_csv",
+    "top_runs",
+]

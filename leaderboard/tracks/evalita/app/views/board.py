@@ -1,0 +1,121 @@
+"""One results snapshot with its tables computed once (:class:`Board`): what every view reads."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import pandas as pd
+
+from eval_queue.vocabulary import FEWSHOT_SETTINGS, RunRef
+from leaderboard.tracks.evalita.app import tables
+from leaderboard.tracks.evalita.app.results import LoadedResults
+from leaderboard.tracks.evalita.app.tables import RANK_COLUMN
+from leaderboard.tracks.evalita.definition import SUITE
+
+T = TypeVar("T")
+#: Views a snapshot keeps (the oldest computed is dropped first).
+MEMO_SIZE = 128
+
+
+@dataclass
+class Board:
+    """One snapshot of the results with its ranking tables computed once, on first use.
+
+    The app keeps one per results version; every view of that version reuses its tables,
+    so a filter change costs a filter, not a re-scoring.
+    """
+
+    loaded: LoadedResults
+    _rows: dict[int, pd.DataFrame] = field(default_factory=dict, repr=False)
+    _prompts: dict[tuple[str, int, bool], pd.DataFrame] = field(default_factory=dict, repr=False)
+    _choices: list[tuple[str, str]] | None = field(default=None, repr=False)
+    _memo: dict[tuple, object] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        return self.loaded.runs
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        return self.loaded.scores
+
+    @property
+    def problems(self) -> list:
+        return self.loaded.problems
+
+    def rows(self, num_fewshot: int) -> pd.DataFrame:
+        """Every run of one setting (comparable or not), with ``_rank`` among comparable runs.
+
+        One :func:`tables.ranking_table` call: it ranks comparable runs only, so its rank is
+        the rank of the comparable-only table (a sample or limited run never takes a place).
+        """
+        with self._lock:
+            if num_fewshot not in self._rows:
+                rows = tables.ranking_table(self.loaded, num_fewshot, include_noncomparable=True)
+                rows["comparable"] = (
+                    rows["comparable"].fillna(False).astype(bool)
+                )  # a bool column even when empty
+                self._rows[num_fewshot] = rows.rename(columns={RANK_COLUMN: "_rank"})
+            return self._rows[num_fewshot]
+
+    def prompt_rows(self, task_id: str, num_fewshot: int, include_noncomparable: bool) -> pd.DataFrame:
+        """``tables.prompt_table`` of this snapshot, computed once per (task, setting, scope)."""
+        key = (task_id, num_fewshot, include_noncomparable)
+        with self._lock:
+            if key not in self._prompts:
+                self._prompts[key] = tables.prompt_table(
+                    self.loaded, task_id, num_fewshot, include_noncomparable
+                )
+            return self._prompts[key]
+
+    def choices(self) -> list[tuple[str, str]]:
+        """:func:`run_choices`, computed once per snapshot."""
+        with self._lock:
+            if self._choices is None:
+                self._choices = _run_choices(self.runs)
+            return self._choices
+
+    def memo(self, key: tuple, compute: Callable[[], T]) -> T:
+        """``compute()`` once per snapshot and ``key`` (a view of this snapshot: it never changes).
+
+        Computed outside the lock (two visitors may both compute it once; either result is the same).
+        """
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]  # type: ignore[return-value]
+        value = compute()
+        with self._lock:
+            while len(self._memo) >= MEMO_SIZE:  # searches as they are typed: keep the latest views
+                del self._memo[next(iter(self._memo))]
+            return self._memo.setdefault(key, value)  # type: ignore[return-value]
+
+    def warm(self) -> None:
+        """Compute the ranking tables of both settings now (off the request path), then the
+        prompt side of every task as the task tab first shows it, then the tidy scores frame
+        the task and model pages filter (built on first use)."""
+        for num_fewshot in FEWSHOT_SETTINGS:
+            self.rows(num_fewshot)
+        for num_fewshot in FEWSHOT_SETTINGS:
+            # As the task tab first shows it: non-comparable runs only when nothing else is there.
+            include = not bool(self.rows(num_fewshot)["comparable"].any())
+            for task in SUITE:
+                self.prompt_rows(task.id, num_fewshot, include)
+        self.choices()
+        _ = self.scores
+
+
+def _run_choices(runs: pd.DataFrame) -> list[tuple[str, str]]:
+    if runs.empty:
+        return []
+    refs = runs[list(RunRef.COLUMNS)].drop_duplicates().sort_values(list(RunRef.COLUMNS))
+    counts = refs["model"].value_counts()
+    choices = []
+    for model, revision, precision in refs.itertuples(index=False):
+        ref = RunRef(str(model), str(revision), str(precision))
+        label = ref.model if counts[model] == 1 else f"{ref.model} @ {ref.short_revision} · {ref.precision}"
+        choices.append((label, ref.key))
+    return choices

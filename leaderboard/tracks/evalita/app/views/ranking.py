@@ -1,0 +1,344 @@
+"""The ranking tab's views: the results snapshot (:class:`Board`), filters, sort orders, the
+both-settings view, model choices, and the plots' data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import pandas as pd
+
+from eval_queue.vocabulary import RANKING_AGGREGATES, Aggregate, RunRef, Setting
+from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, task_column
+from leaderboard.tracks.evalita.app.views.board import Board
+from leaderboard.tracks.evalita.app.views.labels import (
+    AVG,
+    META_COLUMNS,
+    RANK,
+    SIZE_BUCKETS,
+    RankingFilters,
+    _spread,
+    column_label,
+)
+from leaderboard.tracks.evalita.definition import SUITE, TASKS
+from leaderboard.views.common import (
+    KEY_COLUMN,
+    MODEL,
+    NOTE,
+    PARAMS,
+    PRECISION,
+    REVISION,
+    TYPE,
+    _frame,
+    _keys,
+    _notes,
+    _num,
+    _revisions,
+    _run_row,
+    model_link,
+)
+
+#: The ranking's sort orders (link value → label), each in its natural direction.
+RANKING_SORTS: Mapping[str, str] = MappingProxyType(
+    {
+        "rank": "Rank (best average CPS first)",
+        "model": "Model name (A–Z)",
+        "params": "Size (largest first)",
+        "params-asc": "Size (smallest first)",
+        **{task.id: f"{task.abbrev} CPS (best first)" for task in SUITE},
+    }
+)
+DEFAULT_SORT = "rank"
+
+
+def setting_rows(board: Board, num_fewshot: int) -> pd.DataFrame:
+    return board.rows(num_fewshot)
+
+
+def _size_mask(params: pd.Series, labels: Sequence[str]) -> pd.Series:
+    mask = pd.Series(False, index=params.index)
+    numeric = pd.to_numeric(params, errors="coerce")
+    for bucket in SIZE_BUCKETS:
+        if bucket.label not in labels:
+            continue
+        if bucket.low is None:
+            mask |= numeric.isna()
+        else:
+            mask |= (numeric >= bucket.low) & (numeric < bucket.high)
+    return mask
+
+
+def apply_filters(rows: pd.DataFrame, filters: RankingFilters) -> pd.DataFrame:
+    """Rows matching every active filter (type, size, precision, name search)."""
+    mask = pd.Series(True, index=rows.index)
+    if filters.model_types:
+        mask &= rows["model_type"].fillna("unknown").isin(filters.model_types)
+    if filters.sizes:
+        mask &= _size_mask(rows["params_b"], filters.sizes)
+    if filters.precisions:
+        mask &= rows["precision"].isin(filters.precisions)
+    needle = filters.search.strip().lower()
+    if needle:
+        mask &= rows["model"].str.lower().str.contains(needle, regex=False)
+    return rows[mask]
+
+
+def _order(rows: pd.DataFrame, rank: str = "_rank", score: str = MAIN_SCORE_COLUMN) -> pd.DataFrame:
+    """Ranked rows first by rank, then the unranked ones by score and name."""
+    rows = rows.assign(_ranked=rows[rank].notna())
+    return rows.sort_values(
+        ["_ranked", rank, score, "model"],
+        ascending=[False, True, False, True],
+        na_position="last",
+        kind="stable",
+    )
+
+
+def _sorted(rows: pd.DataFrame, sort: str, suffix: str = "") -> pd.DataFrame:
+    """``rows`` in the order ``sort`` names (a key of :data:`RANKING_SORTS`); ties by model name.
+
+    ``suffix`` picks the setting's columns in the both-settings view (``_0``: sorted as 0-shot).
+    """
+    if sort == "model":
+        return rows.assign(_name=rows["model"].str.lower()).sort_values(
+            ["_name", "revision", "precision"], kind="stable"
+        )
+    if sort in ("params", "params-asc"):
+        numeric = pd.to_numeric(rows["params_b"], errors="coerce")
+        return rows.assign(_params=numeric).sort_values(
+            ["_params", "model"], ascending=[sort == "params-asc", True], na_position="last", kind="stable"
+        )
+    if sort in TASKS:
+        column = task_column(sort, Aggregate.CPS) + suffix
+        return rows.assign(_score=rows[column].astype(float)).sort_values(
+            ["_score", "model"], ascending=[False, True], na_position="last", kind="stable"
+        )
+    return _order(rows, "_rank" + suffix, MAIN_SCORE_COLUMN + suffix)
+
+
+def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tuple[pd.DataFrame, str, int]:
+    rows = setting_rows(board, num_fewshot)
+    total = len(rows)
+    banner = ""
+    show_all = filters.show_noncomparable
+    if total and not rows["comparable"].any():
+        show_all = True
+        banner = (
+            "⚠️ **No comparable run yet.** Every result in this store comes from *sample* data or a run "
+            "with a *limit*: the rows below are shown for demonstration, are marked in the Note column, "
+            "and are not comparable with full runs on the official data."
+        )
+    elif show_all and not rows["comparable"].all():
+        banner = "Rows marked in the Note column are sample or limited runs: not comparable, and not ranked."
+    if not show_all:
+        rows = rows[rows["comparable"]]
+    return apply_filters(rows, filters), banner, total
+
+
+@dataclass(frozen=True)
+class RankingView:
+    """The ranking as shown: ``table`` holds every matching row in order, with plain values
+    (exactly what the CSV writes, plus the hidden :data:`KEY_COLUMN`); ``total`` counts the
+    setting's runs before any filter."""
+
+    table: pd.DataFrame
+    banner: str
+    total: int
+
+    @property
+    def shown(self) -> pd.DataFrame:
+        """The table without its hidden key column (the CSV, the plots)."""
+        return self.table.drop(columns=KEY_COLUMN)
+
+
+def ranking_view(
+    board: Board, setting: Setting | str, filters: RankingFilters, sort: str = DEFAULT_SORT
+) -> RankingView:
+    """The ranking for ``setting`` under ``filters``, in the order ``sort`` names (once per snapshot:
+    paging through it, or coming back to it, costs nothing)."""
+    setting = Setting(setting)
+    return board.memo(
+        ("ranking", setting, filters, sort), lambda: _ranking_view(board, setting, filters, sort)
+    )
+
+
+def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort: str) -> RankingView:
+    if setting.num_fewshot is None:
+        return _both_view(board, filters, sort)
+    rows, banner, total = _select_rows(board, setting.num_fewshot, filters)
+    rows = _sorted(rows, sort)
+    table = pd.DataFrame(
+        {
+            RANK: _ranks(rows["_rank"]),
+            MODEL: rows["model"].to_numpy(),
+            AVG: rows[MAIN_SCORE_COLUMN].astype(float).to_numpy(),
+        }
+    )
+    _add_identity(table, rows)
+    for task in SUITE:
+        for aggregate in _chosen(filters):
+            table[column_label(task.id, aggregate)] = _metric_column(rows, task.id, aggregate, "")
+    table[KEY_COLUMN] = _keys(rows)
+    return RankingView(table=table, banner=banner, total=total)
+
+
+def _chosen(filters: RankingFilters) -> list[Aggregate]:
+    return [aggregate for aggregate in RANKING_AGGREGATES if aggregate in filters.columns]
+
+
+def _ranks(ranks: pd.Series) -> pd.Series:
+    """Integer ranks, ``None`` for the unranked (object dtype, so 1 stays 1 and not 1.0)."""
+    return pd.Series([None if pd.isna(v) else int(v) for v in ranks], dtype=object)
+
+
+def _metric_column(rows: pd.DataFrame, task_id: str, aggregate: Aggregate, suffix: str) -> object:
+    column = task_column(task_id, aggregate) + suffix
+    if column not in rows.columns:
+        return None
+    values = rows[column]
+    if not aggregate.is_score:
+        return values.fillna("").astype(str).to_numpy()
+    return values.astype(float).to_numpy()
+
+
+def _add_identity(table: pd.DataFrame, rows: pd.DataFrame) -> None:
+    table[PARAMS] = pd.to_numeric(rows["params_b"], errors="coerce").to_numpy()
+    table[TYPE] = rows["model_type"].fillna("unknown").astype(str).to_numpy()
+    table[PRECISION] = rows["precision"].astype(str).to_numpy()
+    table[REVISION] = _revisions(rows["revision"])
+    table[NOTE] = _notes(rows)
+
+
+def _diff_column(a: pd.Series, b: pd.Series) -> object:
+    return (b.astype(float) - a.astype(float)).round(2).to_numpy()
+
+
+def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
+    zero, banner0, total0 = _select_rows(board, 0, filters)
+    five, banner5, total5 = _select_rows(board, 5, filters)
+    both = zero.merge(five, on=list(RunRef.COLUMNS), how="outer", suffixes=("_0", "_5"))
+    for column in META_COLUMNS:
+        both[column] = both[f"{column}_0"].combine_first(both[f"{column}_5"])
+    both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(
+        True
+    ).astype(bool)
+    both = _sorted(both, sort, "_0")
+    table = pd.DataFrame(
+        {
+            RANK: _ranks(both["_rank_0"]),
+            MODEL: both["model"].to_numpy(),
+            f"{AVG} {Setting.ZERO.label}": both[f"{MAIN_SCORE_COLUMN}_0"].astype(float).to_numpy(),
+            f"{AVG} {Setting.FIVE.label}": both[f"{MAIN_SCORE_COLUMN}_5"].astype(float).to_numpy(),
+            f"{AVG} Δ": _diff_column(both[f"{MAIN_SCORE_COLUMN}_0"], both[f"{MAIN_SCORE_COLUMN}_5"]),
+        }
+    )
+    _add_identity(table, both)
+    for task in SUITE:
+        for aggregate in _chosen(filters):
+            label = column_label(task.id, aggregate)
+            table[f"{label} 0"] = _metric_column(both, task.id, aggregate, "_0")
+            table[f"{label} 5"] = _metric_column(both, task.id, aggregate, "_5")
+            if aggregate.is_score:
+                column = task_column(task.id, aggregate)
+                table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
+    table[KEY_COLUMN] = _keys(both)
+    return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
+
+
+def linked(table: pd.DataFrame) -> pd.DataFrame:
+    """The same table with the Model column as links to the Hub (for HTML rendering)."""
+    if MODEL not in table.columns or table.empty:
+        return table
+    return table.assign(**{MODEL: table[MODEL].map(model_link)})
+
+
+def datatypes(table: pd.DataFrame) -> list[str]:
+    """gradio Dataframe datatypes: the model column is (escaped) HTML, numbers are numbers."""
+    kinds = []
+    for column in table.columns:
+        if column == MODEL:
+            kinds.append("html")
+        elif column != KEY_COLUMN and (pd.api.types.is_numeric_dtype(table[column]) or column == RANK):
+            kinds.append("number")
+        else:
+            kinds.append("str")
+    return kinds
+
+
+def to_csv(table: pd.DataFrame) -> str:
+    """The table as CSV, two decimals, without the hidden key column."""
+    return table.drop(columns=KEY_COLUMN, errors="ignore").to_csv(index=False, float_format="%.2f")
+
+
+def all_model_types(board: Board) -> list[str]:
+    return _distinct(board.runs, "model_type")
+
+
+def all_precisions(board: Board) -> list[str]:
+    return _distinct(board.runs, "precision")
+
+
+def _distinct(frame: pd.DataFrame, column: str) -> list[str]:
+    if frame.empty or column not in frame.columns:
+        return []
+    return sorted({str(v) for v in frame[column].dropna()})
+
+
+def run_choices(board: Board) -> list[tuple[str, str]]:
+    """``(label, key)`` for every evaluated run reference, labelled unambiguously."""
+    return board.choices()
+
+
+def run_of_key(board: Board, key: object) -> RunRef | None:
+    """The evaluated run a key names (a link, a dropdown, a clicked row's hidden key), else ``None``."""
+    if not isinstance(key, str):
+        return None
+    ref = RunRef.parse(key)
+    if ref is None or key not in {k for _, k in board.choices()}:
+        return None
+    return ref
+
+
+def top_runs(board: Board, n: int, num_fewshot: int = 0) -> list[str]:
+    """Keys of the ``n`` best ranked runs (comparable ones when there are any): the default choices."""
+    rows = board.rows(num_fewshot)
+    if rows["comparable"].any():
+        rows = rows[rows["comparable"]]
+    return _keys(_order(rows).head(n))
+
+
+def pick_runs(board: Board, keys: Iterable[str]) -> list[RunRef]:
+    return [ref for key in keys if (ref := run_of_key(board, key)) is not None]
+
+
+def radar_data(board: Board, runs: Sequence[RunRef], num_fewshot: int) -> dict[str, list[float | None]]:
+    """Per-task CPS (paper order) of the chosen runs, keyed by display name."""
+    rows = setting_rows(board, num_fewshot)
+    labels = {key: label for label, key in board.choices()}
+    out: dict[str, list[float | None]] = {}
+    for run in runs:
+        row = _run_row(rows, run)
+        if row is None:
+            continue
+        out[labels.get(run.key, run.model)] = [_num(row.get(task_column(t.id, Aggregate.CPS))) for t in SUITE]
+    return out
+
+
+def sensitivity_data(board: Board, num_fewshot: int, show_noncomparable: bool = False) -> pd.DataFrame:
+    """``Task``, ``Model``, ``Spread`` = MaxP − AvgP of every shown run on every task."""
+    return board.memo(
+        ("sensitivity", num_fewshot, show_noncomparable),
+        lambda: _sensitivity(board, num_fewshot, show_noncomparable),
+    )
+
+
+def _sensitivity(board: Board, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
+    rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
+    records = []
+    for _, row in rows.iterrows():
+        for task in SUITE:
+            spread = _spread(row, task.id)
+            if spread is not None:
+                records.append({"Task": task.abbrev, "Model": row["model"], "Spread": spread})
+    return _frame(records, ["Task", "Model", "Spread"])

@@ -1,0 +1,182 @@
+"""The task drill-down: models × prompts, the prompt side (paper Table 14), the task's text."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from eval_queue.vocabulary import PROMPT_AGGREGATES, Aggregate, RunRef
+from leaderboard.core.numbers import percent
+from leaderboard.tracks.evalita.app.tables import task_column
+from leaderboard.tracks.evalita.app.views.board import Board
+from leaderboard.tracks.evalita.app.views.labels import RankingFilters, heading
+from leaderboard.tracks.evalita.app.views.ranking import _select_rows
+from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.views.common import (
+    KEY_COLUMN,
+    MODEL,
+    NOTE,
+    _frame,
+    _keys,
+    _notes,
+    _num,
+    html_text,
+    md_text,
+)
+
+#: The model-side columns of the models × prompts table, after the prompts.
+TASK_TABLE_AGGREGATES: tuple[Aggregate, ...] = (
+    Aggregate.MAXP,
+    Aggregate.AVGP,
+    Aggregate.CPS,
+    Aggregate.BEST_PROMPT,
+)
+
+
+def _prompt_scores(board: Board, task_id: str, num_fewshot: int) -> pd.DataFrame:
+    """Tidy prompt scores of one task and setting: the run reference + ``prompt`` + ``score``
+    (0–100, rounded by :func:`leaderboard.tracks.evalita.metrics.percent`, the one display rounding)."""
+    columns = [*RunRef.COLUMNS, "prompt", "score"]
+    scores = board.scores
+    if scores.empty:
+        return pd.DataFrame(columns=columns)
+    scores = scores[(scores["task"] == task_id) & (scores["num_fewshot"] == num_fewshot)]
+    shown = [None if pd.isna(value) else percent(float(value)) for value in scores["score"]]
+    return scores[columns].assign(score=pd.Series(shown, index=scores.index, dtype=float))
+
+
+def task_models_view(
+    board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
+) -> pd.DataFrame:
+    """Models × prompts for one task, best CPS first: each prompt's score, then MaxP, AvgP,
+    CPS, the best prompt, the note and the hidden run key (computed once per snapshot)."""
+    key = ("task_models", task_id, num_fewshot, show_noncomparable)
+    return board.memo(key, lambda: _task_models(board, task_id, num_fewshot, show_noncomparable))
+
+
+def _task_models(board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
+    task = TASKS[task_id]
+    prompt_ids = list(task.prompt_ids)
+    rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
+    headers = [MODEL, *prompt_ids, *(heading(a) for a in TASK_TABLE_AGGREGATES), NOTE, KEY_COLUMN]
+    if rows.empty:
+        return pd.DataFrame(columns=headers)
+    scores = _prompt_scores(board, task_id, num_fewshot)
+    wide = scores.pivot_table(
+        index=list(RunRef.COLUMNS), columns="prompt", values="score", aggfunc="first"
+    ).reset_index()
+    rows = rows.merge(wide, on=list(RunRef.COLUMNS), how="left")
+    cps = task_column(task_id, Aggregate.CPS)
+    rows = rows.sort_values([cps, "model"], ascending=[False, True], na_position="last", kind="stable")
+    table = pd.DataFrame({MODEL: rows["model"].to_numpy()})
+    for prompt_id in prompt_ids:
+        table[prompt_id] = rows[prompt_id].astype(float).to_numpy() if prompt_id in rows else None
+    for aggregate in TASK_TABLE_AGGREGATES:
+        values = rows[task_column(task_id, aggregate)]
+        table[heading(aggregate)] = (
+            values.astype(float).to_numpy()
+            if aggregate.is_score
+            else values.fillna("").astype(str).to_numpy()
+        )
+    table[NOTE] = _notes(rows)
+    table[KEY_COLUMN] = _keys(rows)
+    return table
+
+
+def prompt_side_view(
+    board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
+) -> pd.DataFrame:
+    """Each prompt across the models shown (paper Table 14, right side): MinP, MaxP, AvgP, CPS.
+
+    The models are those the task's models table shows: comparable runs, plus the others when
+    asked for or when there is no comparable run at all.
+    """
+    rows = board.rows(num_fewshot)
+    include = show_noncomparable or not bool(rows["comparable"].any())
+    table = board.prompt_rows(task_id, num_fewshot, include)
+    headers = ["Prompt", "Paper id", "Pattern", *(a.label for a in PROMPT_AGGREGATES)]
+    if table.empty:
+        return pd.DataFrame(columns=headers)
+    task = TASKS[task_id]
+    records = []
+    for _, row in table.iterrows():
+        spec = task.prompt(row["prompt"])
+        records.append(
+            {
+                "Prompt": spec.id,
+                "Paper id": spec.paper_id,
+                "Pattern": str(spec.pattern),
+                **{a.label: _num(row.get(a.value)) for a in PROMPT_AGGREGATES},
+            }
+        )
+    return _frame(records, headers)
+
+
+def task_info_markdown(task_id: str) -> str:
+    """Description, metric and the paper's baselines of a task (suite text, escaped)."""
+    task = TASKS[task_id]
+    lines = [
+        f"### {md_text(task.abbrev)} — {md_text(task.name)}",
+        md_text(task.description) if task.description else "",
+        "",
+        f"**Competence:** {md_text(task.competence)} · **Domain:** {md_text(task.domain)} · "
+        f"**Evaluation:** {md_text(task.kind)} · **Metric:** {md_text(task.metric_label)} "
+        f"({md_text(task.metric)}) · **Dataset:** {md_text(task.dataset.path)}",
+    ]
+    if task.baselines:
+        lines += ["", "**Paper baselines (0–100):**"]
+        for base in task.baselines:
+            note = f" — {md_text(base.note)}" if base.note else ""
+            lines.append(f"- {md_text(base.label)}: {base.score:.2f}{note}")
+    return "\n".join(lines)
+
+
+# A Jinja expression of the harness templates: ``{{text1}}``, ``{{sentence1[start1:end1]}}``.
+_SLOT = re.compile(r"\{\{\s*(.*?)\s*\}\}")
+_SPAN = re.compile(r"^(\w+)\[\w+:\w+\]$")
+_OPTION = re.compile(r"^[A-E]$")
+
+
+def slot_label(expression: str) -> str:
+    """What a template slot holds, in words: ``text1``, ``word in sentence1``, ``option A``."""
+    if span := _SPAN.match(expression):
+        return f"word in {span.group(1)}"
+    if _OPTION.match(expression):
+        return f"option {expression}"
+    return expression
+
+
+def prompt_text_html(template: str) -> str:
+    """A prompt as the model sees it: the Italian text, each slot a marked ``[field]`` (escaped)."""
+    parts: list[str] = []
+    position = 0
+    for match in _SLOT.finditer(template):
+        parts.append(html_text(template[position : match.start()]))
+        parts.append(f'<span class="slot">[{html_text(slot_label(match.group(1)))}]</span>')
+        position = match.end()
+    parts.append(html_text(template[position:]))
+    return "".join(parts)
+
+
+def prompts_html(task_id: str) -> str:
+    """Every prompt's Italian text (slots marked) and answer options as an HTML table (all text escaped)."""
+    task = TASKS[task_id]
+    rows = []
+    for prompt in task.prompts:
+        options = (
+            " · ".join(prompt_text_html(c) for c in prompt.choices)
+            if prompt.choices
+            else "<em>(generated text)</em>"
+        )
+        rows.append(
+            f"<tr><td><b>{html_text(prompt.id)}</b><br><small>paper {html_text(prompt.paper_id)}</small></td>"
+            f"<td>{html_text(prompt.pattern)}</td>"
+            f'<td class="prompt-text">{prompt_text_html(prompt.template)}</td><td>{options}</td></tr>'
+        )
+    return (
+        '<p class="prompt-legend">Each prompt as the model reads it; <span class="slot">[field]</span> '
+        "marks where the item's own text goes.</p>"
+        '<table class="prompts"><thead><tr><th>Prompt</th><th>Pattern</th><th>Text (Italian)</th>'
+        f"<th>Answer options</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )

@@ -1,0 +1,193 @@
+"""The "Judges" tab: the judges table (paper Table 1), their agreement heatmap, score distributions.
+
+Views are computed by :mod:`leaderboard.tracks.judge.app.tables` from the judge records of the
+app's latest store read (``AppContext.track_records``); this module only lays them out.
+A figure that could not be computed is shown as *not enough data*, never as NaN or 0.
+Runs on the sample or a local annotated set, or with a limit, are shown with "all runs".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import ClassVar
+
+import gradio as gr
+import pandas as pd
+
+from eval_queue.vocabulary import Track, short_revision
+from leaderboard.state import PageState, UrlField
+from leaderboard.tracks.judge.app.plots import (
+    MAX_DISTRIBUTION_JUDGES,
+    agreement_heatmap,
+    distributions_figure,
+)
+from leaderboard.tracks.judge.app.tables import (
+    NOT_ENOUGH_DATA,
+    OVERALL,
+    SCOPES,
+    JudgeRun,
+    TableFigure,
+    agreement_table,
+    distribution_table,
+    judges_table,
+    latest,
+    stat_column,
+)
+from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeMode
+from leaderboard.ui.common import Table
+from leaderboard.ui.context import AppContext
+from leaderboard.ui.page import Page
+from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
+
+#: The link field of the heatmap's criterion (``overall`` pools the five).
+CRITERION_FIELD = "judge_criterion"
+CRITERION_CHOICES: tuple[str, ...] = (OVERALL, *(c.value for c in CRITERIA))
+
+#: How the table's figures are headed (Table 1's symbols).
+FIGURE_LABELS: Mapping[TableFigure, str] = MappingProxyType(
+    {
+        TableFigure.RHO: "ρ",
+        TableFigure.P: "p",
+        TableFigure.MAE: "MAE",
+        TableFigure.BIAS: "bias",
+        TableFigure.UNPARSED: "unparsed",
+        TableFigure.N: "n",
+    }
+)
+#: The figures shown per criterion (``n`` only overall: every criterion has the set's items).
+CRITERION_FIGURES = tuple(f for f in TableFigure if f is not TableFigure.N)
+
+INTRO = (
+    "Models acting as **judges** of Italian summaries, compared with people on an annotated set "
+    "(Donati et al., Table 1): Spearman's **ρ** with its **p**-value and the mean absolute error "
+    "(**MAE**) per criterion and over all criteria, the **bias** (mean judge score − mean human score: "
+    "above 0, the judge is more generous than people) and the share of **unparsed** answers, which are "
+    "never counted as scores.  Click a column header to sort.  The rubric is on the About page."
+)
+
+
+def scope_label(scope: Criterion | str) -> str:
+    return "overall" if scope == OVERALL else Criterion(scope).label.lower()
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The judges table as shown: judge, revision, data, then Table 1's figures per scope."""
+    columns: dict[str, str] = {
+        "judge": "judge",
+        "revision": "revision",
+        "precision": "precision",
+        "data": "data",
+    }
+    for scope in SCOPES:
+        figures = TableFigure if scope == OVERALL else CRITERION_FIGURES
+        for figure in figures:
+            columns[stat_column(scope, figure)] = f"{scope_label(scope)} {FIGURE_LABELS[figure]}"
+    shown = table[list(columns)].rename(columns=columns)
+    shown["revision"] = [short_revision(r) for r in shown["revision"]]
+    n = f"{scope_label(OVERALL)} {FIGURE_LABELS[TableFigure.N]}"
+    shown[n] = shown[n].astype("Int64")
+    return shown
+
+
+def agreement_set(table: pd.DataFrame) -> str | None:
+    """The annotated set whose judges the heatmap compares: the one with most judges shown."""
+    if table.empty:
+        return None
+    counts = Counter(table["data"])
+    return max(counts, key=lambda data: (counts[data], data.startswith("hub"), data))
+
+
+def _criterion(state: PageState) -> Criterion | None:
+    value = state.get(CRITERION_FIELD) or OVERALL
+    return None if value == OVERALL else Criterion(str(value))
+
+
+def _caption(runs: Sequence[JudgeRun], shown: pd.DataFrame, all_runs: bool) -> str:
+    meta = [r for r in latest(runs) if r.mode is JudgeMode.META]
+    hidden = 0 if all_runs else sum(not r.comparable for r in meta)
+    if not meta:
+        return "No judge has been evaluated yet: submit a model with `--track judge`."
+    text = f"{len(shown)} judge run(s)."
+    if hidden:
+        text += (
+            f" {hidden} run(s) on the sample or a local annotated set, or with a limit, are hidden: "
+            "tick *Show all runs* to see them."
+        )
+    return text
+
+
+class JudgesTab(Tab):
+    id = "judges"
+    label = "Judges"
+    url_fields: ClassVar[Mapping[str, UrlField]] = MappingProxyType(
+        {CRITERION_FIELD: UrlField(OVERALL, CRITERION_CHOICES)}
+    )
+    apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
+        {"judges": Api(fields=("all_runs",), outputs=("table", "heatmap", "distributions"))}
+    )
+
+    def build(self, page: Page) -> TabParts:
+        gr.Markdown(INTRO, elem_id="judges-intro")
+        all_runs = gr.Checkbox(
+            value=False,
+            label="Show all runs (sample or local annotated sets, limited runs)",
+            elem_id="judges-all-runs",
+        )
+        caption = gr.Markdown(elem_id="judges-caption")
+        table = gr.Dataframe(interactive=False, max_height=520, pinned_columns=1, elem_id="judges-table")
+        gr.Markdown("#### Agreement between judges (Spearman's ρ on the items both scored)")
+        criterion = gr.Radio(
+            [(scope_label(c), c) for c in CRITERION_CHOICES],
+            value=OVERALL,
+            label="Criterion",
+            elem_id="judges-criterion",
+        )
+        heatmap_caption = gr.Markdown(elem_id="judges-heatmap-caption")
+        heatmap = gr.Plot(elem_id="judges-heatmap", visible=False)
+        distributions = gr.Plot(elem_id="judges-distributions", visible=False)
+        return TabParts(
+            controls={"all_runs": all_runs, CRITERION_FIELD: criterion},
+            outputs={
+                "caption": caption,
+                "table": table,
+                "heatmap_caption": heatmap_caption,
+                "heatmap": heatmap,
+                "distributions": distributions,
+            },
+        )
+
+    def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        runs: list[JudgeRun] = list(ctx.track_records(Track.JUDGE).values())
+        table = judges_table(runs, include_noncomparable=state.all_runs)
+        criterion = _criterion(state)
+        data = agreement_set(table)
+        heatmap = distributions = None
+        note = ""
+        if data is not None:
+            scope = scope_label(criterion or OVERALL)
+            matrix = agreement_table(runs, data, criterion, include_noncomparable=state.all_runs)
+            heatmap = agreement_heatmap(matrix, f"Agreement on {data}, {scope}")
+            counts = distribution_table(runs, data, include_noncomparable=state.all_runs)
+            judges = list(dict.fromkeys(counts["judge"]))[:MAX_DISTRIBUTION_JUDGES]
+            distributions = distributions_figure(counts, judges)
+            note = f"Judges run on the annotated set **{data}**" + (
+                f" (first {MAX_DISTRIBUTION_JUDGES} in the distributions)." if len(judges) > 1 else "."
+            )
+        shown_state = None
+        if state.get(CRITERION_FIELD) is None:  # the radio shows the default, not nothing
+            shown_state = replace(
+                state, extra=tuple(sorted({**dict(state.extra), CRITERION_FIELD: OVERALL}.items()))
+            )
+        return Rendered(
+            state=shown_state,
+            values={
+                "caption": _caption(runs, table, state.all_runs),
+                "table": Table(display_table(table), link_models=False, precision=3, na_rep=NOT_ENOUGH_DATA),
+                "heatmap_caption": note,
+                "heatmap": heatmap,
+                "distributions": distributions,
+            },
+        )

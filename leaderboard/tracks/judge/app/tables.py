@@ -1,0 +1,403 @@
+"""The judge track's tables, computed from parsed results files (no gradio; the tab renders them).
+
+* :func:`judges_table` — the judges leaderboard (paper Table 1): per judge run, Spearman ρ
+  and its p-value, MAE, bias and unparsed rate per criterion and overall;
+* :func:`agreement_table` / :func:`agreement_for` — ρ between every pair of judges on the
+  items both scored, for judges run on the same annotated set;
+* :func:`distribution_table` — human vs judge score counts per criterion (Figures 4–6);
+* :func:`criterion_means_table` — judged generations: a judge's mean score per criterion
+  for each judged run (the SUM task page and the model page);
+* :func:`export_table` — what ``python -m leaderboard export --track judge`` prints.
+
+Every column name is built here, once, from the rubric (:func:`stat_column`,
+:func:`mean_column`).  A figure that could not be computed is ``pd.NA`` in a nullable
+``Float64`` column — never NaN, never 0 — and the tab shows it as *not enough data*.
+Several files of one judge on one set: the newest wins (:func:`latest`); limited runs and
+runs on the sample or a local set are not comparable and are left out unless asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import pandas as pd
+
+from eval_queue.vocabulary import short_revision
+from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion, JudgeMode
+from leaderboard.tracks.judge.metrics import AgreementMatrix, Correlation, agreement_matrix, distributions
+from leaderboard.tracks.judge.schema import GenerationsBody, JudgeResultsFile, MeanBlock, MetaBody, StatBlock
+
+#: "All criteria pooled", the scope beside the five criteria.
+OVERALL = "overall"
+#: Shown for ``pd.NA`` by the tab and the export (a figure computed from too few scores).
+NOT_ENOUGH_DATA = "not enough data"
+
+
+class TableFigure(StrEnum):
+    """The figures of the judges table, each per criterion and overall."""
+
+    RHO = "rho"
+    P = "p"
+    MAE = "mae"
+    BIAS = "bias"
+    UNPARSED = "unparsed"
+    N = "n"
+
+    @property
+    def decimals(self) -> int:
+        """As the paper prints them: ρ and p to 3 decimals, MAE and bias to 2."""
+        match self:
+            case TableFigure.RHO | TableFigure.P | TableFigure.UNPARSED:
+                return 3
+            case TableFigure.MAE | TableFigure.BIAS:
+                return 2
+            case TableFigure.N:
+                return 0
+            case _:
+                raise AssertionError(f"unhandled figure {self!r}")
+
+
+def stat_column(scope: Criterion | str, figure: TableFigure) -> str:
+    """``coherence_rho``, ``overall_mae`` …: the one place that builds a judges-table column name."""
+    return f"{scope}_{figure}"
+
+
+def mean_column(scope: Criterion | str) -> str:
+    """``fluency_mean``, ``overall_mean``: the criterion-means columns."""
+    return f"{scope}_mean"
+
+
+def unparsed_column(scope: Criterion | str) -> str:
+    return f"{scope}_unparsed"
+
+
+SCOPES: tuple[Criterion | str, ...] = (OVERALL, *CRITERIA)
+JUDGE_KEY_COLUMNS: tuple[str, ...] = ("judge", "revision", "precision")
+RUN_COLUMNS: tuple[str, ...] = (
+    "data",
+    "limit",
+    "comparable",
+    "few_shot",
+    "rubric",
+    "finished_at",
+    "results_path",
+    "details_path",
+)
+JUDGES_COLUMNS: tuple[str, ...] = (
+    *JUDGE_KEY_COLUMNS,
+    *RUN_COLUMNS,
+    *(stat_column(scope, figure) for scope in SCOPES for figure in TableFigure),
+)
+MEANS_COLUMNS: tuple[str, ...] = (
+    "model",
+    "model_revision",
+    "model_precision",
+    "num_fewshot",
+    "task",
+    "prompt",
+    "judge",
+    "judge_revision",
+    "judged_results_path",
+    "data",
+    "limit",
+    "rubric",
+    "finished_at",
+    "results_path",
+    *(column for scope in SCOPES for column in (mean_column(scope), unparsed_column(scope))),
+)
+DISTRIBUTION_COLUMNS: tuple[str, ...] = ("judge", "criterion", "source", "score", "count")
+HUMAN = "human"
+UNPARSED_BIN = "unparsed"
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """One parsed judge results file and where it lives in the results store."""
+
+    path: str
+    results: JudgeResultsFile
+
+    @property
+    def mode(self) -> JudgeMode:
+        return self.results.judge.mode
+
+    @property
+    def comparable(self) -> bool:
+        """A full run on a published annotated set (``hub:…``); sample, local and limited runs are not."""
+        run = self.results.run
+        return run.data.startswith("hub") and run.limit is None
+
+    def _few_shot_key(self) -> str | None:
+        shots = self.results.judge.few_shot
+        return shots.sha256 if shots else None
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """What makes two files the same measurement (the newest of them is kept)."""
+        model, run, body = self.results.model, self.results.run, self.results.judge
+        common = (model.id, model.revision, model.precision, body.rubric, self._few_shot_key())
+        if isinstance(body, GenerationsBody):
+            return (*common, JudgeMode.GENERATIONS, body.target.results_path)
+        return (*common, JudgeMode.META, run.data, run.limit)
+
+    @property
+    def finished_at(self) -> str:
+        return self.results.run.finished_at or ""
+
+
+def latest(runs: Iterable[JudgeRun]) -> list[JudgeRun]:
+    """The newest file per :attr:`JudgeRun.key` (ties: the later path), in path order."""
+    kept: dict[tuple[Any, ...], JudgeRun] = {}
+    for run in runs:
+        held = kept.get(run.key)
+        if held is None or (run.finished_at, run.path) > (held.finished_at, held.path):
+            kept[run.key] = run
+    return sorted(kept.values(), key=lambda r: r.path)
+
+
+def _select(runs: Iterable[JudgeRun], mode: JudgeMode, include_noncomparable: bool) -> list[JudgeRun]:
+    chosen = [r for r in latest(runs) if r.mode is mode]
+    return chosen if include_noncomparable else [r for r in chosen if r.comparable]
+
+
+def judge_labels(runs: Sequence[JudgeRun]) -> dict[str, str]:
+    """A short unique label per run path: the model id, with revision and precision only when needed."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[run.results.model.id] = counts.get(run.results.model.id, 0) + 1
+    labels = {}
+    for run in runs:
+        model = run.results.model
+        label = model.id
+        if counts[model.id] > 1:
+            label = f"{model.id}@{short_revision(model.revision)} {model.precision}"
+        labels[run.path] = label
+    if len(set(labels.values())) != len(labels):  # same model, revision, precision on two sets
+        labels = {run.path: f"{labels[run.path]} [{run.results.run.data}]" for run in runs}
+    return labels
+
+
+def _rounded(value: float | int | None, decimals: int) -> Any:
+    return pd.NA if value is None else round(float(value), decimals)
+
+
+def _stat_cell(block: StatBlock, figure: TableFigure) -> Any:
+    match figure:
+        case TableFigure.RHO:
+            value: float | int | None = block.rho
+        case TableFigure.P:
+            value = block.p
+        case TableFigure.MAE:
+            value = block.mae
+        case TableFigure.BIAS:
+            value = block.bias
+        case TableFigure.UNPARSED:
+            value = block.unparsed_rate
+        case TableFigure.N:
+            value = block.n_items
+        case _:
+            raise AssertionError(f"unhandled figure {figure!r}")
+    return _rounded(value, figure.decimals)
+
+
+def _typed(frame: pd.DataFrame, numeric: Iterable[str]) -> pd.DataFrame:
+    for column in numeric:
+        frame[column] = frame[column].astype("Float64")
+    return frame
+
+
+def judges_table(runs: Iterable[JudgeRun], *, include_noncomparable: bool = False) -> pd.DataFrame:
+    """One row per judge run on an annotated set, best overall ρ first (``pd.NA`` last)."""
+    rows = []
+    for run in _select(runs, JudgeMode.META, include_noncomparable):
+        body = run.results.judge
+        assert isinstance(body, MetaBody)
+        model, info = run.results.model, run.results.run
+        row: dict[str, Any] = {
+            "judge": model.id,
+            "revision": model.revision,
+            "precision": model.precision,
+            "data": info.data,
+            "limit": info.limit,
+            "comparable": run.comparable,
+            "few_shot": body.few_shot.file if body.few_shot else None,
+            "rubric": body.rubric,
+            "finished_at": info.finished_at,
+            "results_path": run.path,
+            "details_path": info.details_path,
+        }
+        for scope in SCOPES:
+            block = body.overall if scope == OVERALL else body.criteria.get(Criterion(scope))
+            for figure in TableFigure:
+                row[stat_column(scope, figure)] = pd.NA if block is None else _stat_cell(block, figure)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=list(JUDGES_COLUMNS))
+    numeric = [c for c in JUDGES_COLUMNS if c not in JUDGE_KEY_COLUMNS and c not in RUN_COLUMNS]
+    frame = _typed(frame, numeric)
+    for scope in SCOPES:  # counts are whole numbers (``25``, not ``25.0`` in a CSV)
+        frame[stat_column(scope, TableFigure.N)] = frame[stat_column(scope, TableFigure.N)].astype("Int64")
+    main = stat_column(OVERALL, TableFigure.RHO)
+    return frame.sort_values([main, "judge"], ascending=[False, True], na_position="last", ignore_index=True)
+
+
+def agreement_for(
+    runs: Iterable[JudgeRun],
+    data: str,
+    criterion: Criterion | None = None,
+    *,
+    include_noncomparable: bool = True,
+) -> AgreementMatrix:
+    """The agreement matrix of the judges run on the annotated set ``data`` (one criterion, or pooled)."""
+    chosen = [r for r in _select(runs, JudgeMode.META, include_noncomparable) if r.results.run.data == data]
+    labels = judge_labels(chosen)
+    scores: dict[str, dict[tuple[str, Criterion], int | None]] = {}
+    for run in chosen:
+        body = run.results.judge
+        assert isinstance(body, MetaBody)
+        scores[labels[run.path]] = {
+            (item.item, item.criterion): item.judge
+            for item in body.items
+            if criterion is None or item.criterion is criterion
+        }
+    return agreement_matrix(scores)
+
+
+def agreement_table(
+    runs: Iterable[JudgeRun],
+    data: str,
+    criterion: Criterion | None = None,
+    *,
+    include_noncomparable: bool = True,
+) -> pd.DataFrame:
+    """The matrix as a square frame of ρ (3 decimals; ``pd.NA``: not enough common scored items)."""
+    matrix = agreement_for(runs, data, criterion, include_noncomparable=include_noncomparable)
+    cells = [
+        [round(c.rho, TableFigure.RHO.decimals) if isinstance(c, Correlation) else pd.NA for c in row]
+        for row in matrix.cells
+    ]
+    frame = pd.DataFrame(cells, index=list(matrix.judges), columns=list(matrix.judges))
+    return frame.astype("Float64")
+
+
+def distribution_table(
+    runs: Iterable[JudgeRun], data: str | None = None, *, include_noncomparable: bool = True
+) -> pd.DataFrame:
+    """Tidy counts: per judge and criterion, ``source`` = ``human`` or ``judge``, ``score`` 1–5 or ``unparsed``."""
+    chosen = [
+        r
+        for r in _select(runs, JudgeMode.META, include_noncomparable)
+        if data is None or r.results.run.data == data
+    ]
+    labels = judge_labels(chosen)
+    rows = []
+    for run in chosen:
+        body = run.results.judge
+        assert isinstance(body, MetaBody)
+        for pair in distributions(body.judged_scores()):
+            for source, counted in ((HUMAN, pair.human), ("judge", pair.judge)):
+                for score in SCORES:
+                    rows.append(
+                        (labels[run.path], pair.criterion.value, source, str(score), counted.counts[score])
+                    )
+                if source != HUMAN:
+                    rows.append(
+                        (labels[run.path], pair.criterion.value, source, UNPARSED_BIN, counted.unparsed)
+                    )
+    return pd.DataFrame(rows, columns=list(DISTRIBUTION_COLUMNS))
+
+
+def _mean_cells(blocks: dict[Criterion, MeanBlock], overall: MeanBlock | None) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for scope in SCOPES:
+        block = overall if scope == OVERALL else blocks.get(Criterion(scope))
+        row[mean_column(scope)] = pd.NA if block is None else _rounded(block.mean, 2)
+        row[unparsed_column(scope)] = pd.NA if block is None else _rounded(block.unparsed_rate, 3)
+    return row
+
+
+def _pooled(blocks: Iterable[MeanBlock]) -> MeanBlock:
+    blocks = list(blocks)
+    n_items = sum(b.n_items for b in blocks)
+    n_scored = sum(b.n_scored for b in blocks)
+    total = sum(b.mean * b.n_scored for b in blocks if b.mean is not None)
+    return MeanBlock(
+        n_items=n_items,
+        n_scored=n_scored,
+        unparsed_rate=(n_items - n_scored) / n_items if n_items else None,
+        mean=total / n_scored if n_scored else None,
+    )
+
+
+def criterion_means_table(
+    runs: Iterable[JudgeRun],
+    *,
+    task: str | None = None,
+    model: str | None = None,
+    prompt: str | None = None,
+) -> pd.DataFrame:
+    """Judged generations: one row per (judged run, judge), its mean score per criterion.
+
+    ``prompt`` picks the means on that prompt's outputs only (the SUM page, beside each
+    prompt's ROUGE); without it the means pool every judged prompt.  Sample and limited
+    runs are kept: the task page labels the judged run, whose data the row carries.
+    """
+    rows = []
+    for run in latest(runs):
+        body = run.results.judge
+        if not isinstance(body, GenerationsBody):
+            continue
+        if (task and body.task != task) or (model and body.target.model != model):
+            continue
+        if prompt is not None:
+            if prompt not in body.by_prompt:
+                continue
+            blocks = body.by_prompt[prompt]
+            overall = _pooled(blocks.values())
+        else:
+            blocks, overall = body.criteria, body.overall
+        judge, target = run.results.model, body.target
+        rows.append(
+            {
+                "model": target.model,
+                "model_revision": target.revision,
+                "model_precision": target.precision,
+                "num_fewshot": target.num_fewshot,
+                "task": body.task,
+                "prompt": prompt,
+                "judge": judge.id,
+                "judge_revision": judge.revision,
+                "judged_results_path": target.results_path,
+                "data": target.data,
+                "limit": target.limit,
+                "rubric": body.rubric,
+                "finished_at": run.results.run.finished_at,
+                "results_path": run.path,
+                **_mean_cells(blocks, overall),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(MEANS_COLUMNS))
+    numeric = [c for scope in SCOPES for c in (mean_column(scope), unparsed_column(scope))]
+    return _typed(frame, numeric).sort_values(["model", "num_fewshot", "judge"], ignore_index=True)
+
+
+class JudgeExport(StrEnum):
+    """What ``python -m leaderboard export --track judge`` can print."""
+
+    JUDGES = "judges"
+    GENERATIONS = "generations"
+
+
+def export_table(
+    runs: Iterable[JudgeRun], kind: JudgeExport = JudgeExport.JUDGES, *, include_noncomparable: bool = False
+) -> pd.DataFrame:
+    """The rows to export (``pd.NA`` becomes an empty CSV cell or JSON ``null``)."""
+    match kind:
+        case JudgeExport.JUDGES:
+            return judges_table(runs, include_noncomparable=include_noncomparable)
+        case JudgeExport.GENERATIONS:
+            return criterion_means_table(runs)
+        case _:
+            raise AssertionError(f"unhandled export {kind!r}")

@@ -1,0 +1,63 @@
+"""The long-context track's entry in the results registry: its parser and its export table.
+
+``python -m leaderboard export --track long-context`` prints every number of every run
+(:func:`~leaderboard.tracks.long_context.app.tables.export_table`: both METEORs, the unparsed
+rate, counts, truncation); ``--format table`` shows the paper's Table 5 columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from leaderboard.tracks import ExportOptions, ExportTable, ResultsTrack
+from leaderboard.tracks.long_context.app.tables import (
+    SCORE_METRICS,
+    TABLE5_COLUMN_NAMES,
+    column,
+    column_label,
+    export_table,
+)
+from leaderboard.tracks.long_context.definition import TRACK, Metric, QuestionSet
+from leaderboard.tracks.long_context.schema import LongContextResults
+
+#: ``export --format table``: the run, its setting and the Table 5 columns (with the unparsed rates).
+TABLE5_SUMMARY: Mapping[str, str] = MappingProxyType(
+    {
+        "model": "model",
+        "precision": "precision",
+        "setting": "setting",
+        "data": "data",
+        "variant": "variant",
+        **{name: column_label(name) for name in TABLE5_COLUMN_NAMES},
+        **{
+            column(qs, Metric.UNPARSED): column_label(column(qs, Metric.UNPARSED))
+            for qs in (QuestionSet.LOCAL, QuestionSet.LOCAL_ALT)
+        },
+        "words_cut": "cut (words)",
+        "window_cut": "cut (window)",
+        "seen_fraction_mean": "book seen",
+        "kept_side": "window kept",
+    }
+)
+PERCENT_COLUMNS: frozenset[str] = frozenset(column(qs, m) for qs in QuestionSet for m in SCORE_METRICS)
+
+
+def export(records: Mapping[str, LongContextResults], options: ExportOptions) -> ExportTable:
+    """One row per run and setting; runs not comparable with the official data only on request."""
+    runs = list(records.values())
+    table = export_table(runs, include_noncomparable=options.include_noncomparable)
+    notes: tuple[str, ...] = ()
+    hidden = sum(1 for run in runs if not run.run.comparable) if not options.include_noncomparable else 0
+    if hidden:
+        notes = (
+            f"{hidden} run(s) not comparable with the paper's measurement on the official data (sample "
+            "or local data, a --limit, or a variant: the window's start kept, a chat template) were "
+            "left out; --include-noncomparable shows them",
+        )
+    return ExportTable(table, PERCENT_COLUMNS, notes, TABLE5_SUMMARY)
+
+
+RESULTS: ResultsTrack[LongContextResults] = ResultsTrack(
+    TRACK, parse=LongContextResults.from_json, export=export
+)
