@@ -6,8 +6,8 @@ the bytes to the parser its track's spec names (``TrackSpec.parse_results``).  I
 :class:`StoreResults`: per track, the record of every usable file by path; per track,
 the files its parser refused; the files whose envelope could not be read (bad JSON, an
 unknown schema or track: a file's track is never guessed); and the files of a known
-track whose parser is not installed.  Each track's view (e.g. the Evalita
-:func:`leaderboard.tracks.evalita.app.results.load_results`) is built from its part.
+track whose parser is not installed.  Each track's view (its spec's ``snapshot``) is built
+from its part.
 
 A refresh is a new call with the same :class:`ResultsCache`: only files whose
 ``Storage.versions()`` entry changed are read and parsed again.

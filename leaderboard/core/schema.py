@@ -141,7 +141,7 @@ class ResultsEnvelope(BaseModel):
         """Ranked by default: the same measurement as a full run on the official data.
 
         The one rule of each track: this default (:attr:`RunInfo.official_full_run`), or the
-        track's own override (a task subset, a judge's protocol and annotated set…).
+        track's own override (a task subset, a protocol, an annotated set…).
         """
         return self.run.official_full_run
 

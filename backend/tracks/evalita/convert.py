@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval_queue.errors import EvalitaError
+from backend.tracks import IncompleteRunError
 from leaderboard.tracks.evalita.definition import SUITE, HarnessTask, PromptSpec, TaskKind, TaskSpec
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
@@ -33,10 +33,6 @@ from leaderboard.tracks.evalita.schema import (
     TaskResult,
     details_file_name,
 )
-
-
-class IncompleteRunError(EvalitaError):
-    """The harness output lacks a task or prompt of the suite, or a score is unusable."""
 
 
 @dataclass(frozen=True)

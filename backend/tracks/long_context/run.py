@@ -9,9 +9,10 @@ The worker calls :func:`evaluate` (the spec's runner), which runs :func:`run_lon
     evaluation.details_jsonl()  # {"<task>.jsonl": bytes}
 
 The harness runs through :func:`backend.runner.run_harness` with the track's model class
-(:data:`backend.tracks.long_context.lm.MODEL_NAME`, the ``hf`` model that cuts the book,
-not the question, and reuses each book's KV cache), the model loaded once for every
-setting; progress and an ETA per setting go to the log.  Only ``hf`` is supported.
+(:data:`backend.tracks.long_context.lm.MODEL_NAME`: the ``hf`` model that reads what lm-eval's
+``hf`` reads — the prompt's last tokens when it does not fit — and shares each book's
+prefill), the model loaded once for every setting; progress and an ETA per setting go to the
+log.  Only ``hf`` is supported.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from eval_queue.requests import EvalRequest
 from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.core.schema import RunInfo
 from leaderboard.core.summary import ITEMS_FILE_NAME, UncertaintySummary
-from leaderboard.tracks.long_context.definition import ContextSetting, Metric, parse_settings
+from leaderboard.tracks.long_context.definition import (
+    PAPER_KEPT_SIDE,
+    ContextSetting,
+    KeptSide,
+    Metric,
+    parse_settings,
+)
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextRunInfo, SettingResult
 
 log = logging.getLogger(__name__)
@@ -98,6 +105,8 @@ def _run_info(data: LongContextData, run: RunInfo, report: dict[str, Any]) -> Lo
         prefix_reuse=report.get("reuse_prefix"),
         prefill_tokens=report.get("prefill_tokens"),
         window_tokens=report.get("max_length"),
+        kept_side=report.get("kept_side"),
+        decode_cache=report.get("decode_cache"),
     )
 
 
@@ -108,14 +117,18 @@ def run_long_context(
     workdir: Path,
     options: RunOptions,
     *,
+    keep: str | KeptSide = KeptSide.END,
     reuse_prefix: bool = True,
     on_progress: Callable[[str], None] | None = None,
 ) -> LongContextEvaluation:
     """Prepare the data for ``settings`` (default all three), run the harness once, convert.
 
-    Raises :class:`backend.tracks.evalita.data.DataSourceError` for bad data (before the model loads),
+    ``keep``: which end of a prompt longer than the model's window is kept (``end``, the
+    paper's harness, or the ``start`` variant; :class:`KeptSide`).
+
+    Raises :class:`~leaderboard.core.datasource.DataSourceError` for bad data (before the model loads),
     :class:`HarnessError` when the harness cannot run, and
-    :class:`backend.tracks.evalita.convert.IncompleteRunError` when a task or score is missing.
+    :class:`~backend.tracks.IncompleteRunError` when a task or score is missing.
     """
     from backend import runner
     from backend.tracks.long_context import convert
@@ -134,25 +147,36 @@ def run_long_context(
         # The track's own tasks only: no built-in task is indexed or could be read instead.
         task_manager_kwargs={"include_path": str(data.include_path), "include_defaults": False},
         model_class=MODEL_NAME,
-        model_kwargs={"reuse_prefix": reuse_prefix, "progress_interval_s": options.progress_interval_s},
+        model_kwargs={
+            "reuse_prefix": reuse_prefix,
+            "keep": KeptSide.parse(str(keep)).value,
+            "progress_interval_s": options.progress_interval_s,
+        },
         on_progress=on_progress,
     )
     drop_prompts(output.samples)
     report = output.model_report
     windows = report.get("windows", [])
     settings_body = convert.settings_body(
-        data.tasks, output.results, output.samples, windows, data.book_words, report.get("max_length")
+        data.tasks,
+        output.results,
+        output.samples,
+        windows,
+        data.book_words,
+        report.get("max_length"),
+        KeptSide(report["kept_side"]) if report.get("kept_side") else None,
     )
     run = _run_info(data, output.run, report)
     for setting, result in settings_body.items():
         cut = result.truncation
         log.info(
-            "setting %s: %d items, %d cut to the setting's words, %d cut to the window; "
+            "setting %s: %d items, %d cut to the setting's words, %d cut to the window (its %s kept); "
             "the model saw %.0f of %.0f context tokens on average",
             setting.value,
             cut.items,
             cut.words_cut,
             cut.window_cut,
+            cut.kept_side.value if cut.kept_side else "?",
             cut.seen_tokens_mean,
             cut.context_tokens_mean,
         )
@@ -205,8 +229,9 @@ def check_data(config: WorkerConfig) -> None:
 def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
     """The track's runner (its spec's ``runner``): the request's settings on the worker's data.
 
-    No ``context_settings`` means all three.  One details file per harness task (question,
-    references, answer, letter, scores and tokens seen; never the book).
+    No ``context_settings`` means all three; the worker's ``--long-context-keep`` (the spec's
+    worker option) says which end of a prompt longer than the window is kept.  One details file
+    per harness task (question, references, answer, letter, scores and tokens seen; never the book).
     """
     chosen = request.options.context_settings
     settings = [s.value for s in chosen] if chosen else None
@@ -217,6 +242,7 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             config.data,
             context.workdir,
             config.harness,
+            keep=config.track_options.get("long_context_keep", PAPER_KEPT_SIDE),
             on_progress=context.progress.beat,
         )
     except EvalitaError as exc:

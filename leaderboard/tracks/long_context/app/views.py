@@ -9,7 +9,8 @@
   drill-down to each question's answer of one run, setting and question set.
 
 Runs are keyed by their results path (what the store calls them).  Every run is listed, those
-not comparable with full runs on the official data labelled (``data``/``limit`` columns).
+not comparable with full runs on the official data labelled (``data``/``limit`` columns, and a
+variant of the paper's measurement named there: the window's start kept, a chat template).
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ def run_label(path: str, run: LongContextResults) -> str:
     data = run.run.data or "?"
     if run.run.limit:
         data += f", limit {run.run.limit}"
+    data += "".join(f", {variant}" for variant in run.run.variants)
     return " · ".join((run.model.id, run.model.precision, data, run.run.finished_at or path))
 
 
@@ -149,7 +151,10 @@ def _interval_line(row: pd.Series, name: str) -> str:
 def _data_label(row: pd.Series) -> str:
     data = str(row.get("data") or "?")
     limit = row.get("limit")
-    return f"{data}, limit {int(limit)}" if isinstance(limit, int | float) and not pd.isna(limit) else data
+    if isinstance(limit, int | float) and not pd.isna(limit):
+        data += f", limit {int(limit)}"
+    variant = row.get("variant")
+    return f"{data}, {variant}" if isinstance(variant, str) and variant else data
 
 
 def score_plot(

@@ -17,11 +17,8 @@ from __future__ import annotations
 from leaderboard.tracks.evalita.app.views.board import Board, current_board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
-    CI,
     META_COLUMNS,
-    RANK,
     SIZE_BUCKETS,
-    TIER,
     RankingFilters,
     SizeBucket,
     column_label,
@@ -50,8 +47,6 @@ from leaderboard.tracks.evalita.app.views.ranking import (
     all_model_types,
     all_precisions,
     apply_filters,
-    datatypes,
-    linked,
     pick_runs,
     radar_data,
     ranking_view,
@@ -59,7 +54,6 @@ from leaderboard.tracks.evalita.app.views.ranking import (
     run_of_key,
     sensitivity_data,
     setting_rows,
-    to_csv,
     top_runs,
 )
 from leaderboard.tracks.evalita.app.views.task import (
@@ -72,6 +66,7 @@ from leaderboard.tracks.evalita.app.views.task import (
     task_models_view,
 )
 from leaderboard.views.common import (
+    CI,
     KEY_COLUMN,
     MODEL,
     NO_INTERVAL,
@@ -79,15 +74,20 @@ from leaderboard.views.common import (
     PAGE_SIZE,
     PARAMS,
     PRECISION,
+    RANK,
     REVISION,
+    TIER,
     TYPE,
     TablePage,
+    datatypes,
     format_params,
     html_text,
     interval_text,
+    linked,
     md_text,
     model_link,
     paged,
+    to_csv,
 )
 from leaderboard.views.queue import (
     QueueView,

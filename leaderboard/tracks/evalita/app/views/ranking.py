@@ -20,23 +20,23 @@ from leaderboard.tracks.evalita.app.tables import (
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
-    CI,
     META_COLUMNS,
-    RANK,
     SIZE_BUCKETS,
-    TIER,
     RankingFilters,
     _spread,
     column_label,
 )
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.views.common import (
+    CI,
     KEY_COLUMN,
     MODEL,
     NOTE,
     PARAMS,
     PRECISION,
+    RANK,
     REVISION,
+    TIER,
     TYPE,
     _frame,
     _keys,
@@ -45,7 +45,6 @@ from leaderboard.views.common import (
     _revisions,
     _run_row,
     interval_text,
-    model_link,
 )
 
 #: The ranking's sort orders (link value → label), each in its natural direction.
@@ -265,33 +264,6 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
                 table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
     table[KEY_COLUMN] = _keys(both)
     return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
-
-
-def linked(table: pd.DataFrame) -> pd.DataFrame:
-    """The same table with the Model column as links to the Hub (for HTML rendering)."""
-    if MODEL not in table.columns or table.empty:
-        return table
-    return table.assign(**{MODEL: table[MODEL].map(model_link)})
-
-
-def datatypes(table: pd.DataFrame) -> list[str]:
-    """gradio Dataframe datatypes: the model column is (escaped) HTML, numbers are numbers."""
-    kinds = []
-    for column in table.columns:
-        if column == MODEL:
-            kinds.append("html")
-        elif column != KEY_COLUMN and (
-            pd.api.types.is_numeric_dtype(table[column]) or column == RANK or column.startswith(TIER)
-        ):
-            kinds.append("number")
-        else:
-            kinds.append("str")
-    return kinds
-
-
-def to_csv(table: pd.DataFrame) -> str:
-    """The table as CSV, two decimals, without the hidden key column."""
-    return table.drop(columns=KEY_COLUMN, errors="ignore").to_csv(index=False, float_format="%.2f")
 
 
 def all_model_types(board: Board) -> list[str]:

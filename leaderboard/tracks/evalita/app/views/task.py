@@ -10,10 +10,11 @@ from eval_queue.vocabulary import PROMPT_AGGREGATES, Aggregate, RunRef
 from leaderboard.core.numbers import percent
 from leaderboard.tracks.evalita.app.tables import high_column, low_column, task_column
 from leaderboard.tracks.evalita.app.views.board import Board
-from leaderboard.tracks.evalita.app.views.labels import CI, RankingFilters, heading
+from leaderboard.tracks.evalita.app.views.labels import RankingFilters, heading
 from leaderboard.tracks.evalita.app.views.ranking import _select_rows
 from leaderboard.tracks.evalita.definition import TASKS
 from leaderboard.views.common import (
+    CI,
     KEY_COLUMN,
     MODEL,
     NOTE,
