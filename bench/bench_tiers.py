@@ -266,10 +266,12 @@ def _ab_through_the_view(path_a: Path, path_b: Path, cache: object, repeat: int)
 
 
 class _Loaded:
-    """The little of ``LoadedResults`` the A vs B view reads: the run table."""
+    """The little of ``LoadedResults`` the A vs B view reads: the run table, and which runs have
+    intervals (here both)."""
 
     def __init__(self, runs: object) -> None:
         self.runs = runs
+        self.uncertainty = {("org/a", "r", "p", 0): True, ("org/b", "r", "p", 0): True}
 
 
 if __name__ == "__main__":

@@ -221,7 +221,10 @@ def compare_view(
     for name, run in (("A", a), ("B", b)):
         folder, comparable = _details_path(board, run, num_fewshot)
         label = md_text(run_label(board, run))
-        if folder is None:
+        # The worker writes the per-item file and the results' intervals together: a run whose
+        # results have none has no file to read (no store read for an older or imported run).
+        kept = board.loaded.uncertainty.get((run.model, run.revision, run.precision, num_fewshot))
+        if folder is None or kept is None:
             notes.append(
                 f"{name} ({label}) has no per-item data in this setting: no interval, no comparison."
             )
