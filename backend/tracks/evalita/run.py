@@ -9,13 +9,13 @@ its file names: it is labelled a subset and never ranked beside full runs.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from backend.config import WorkerConfig
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
-from eval_queue.errors import EvalitaError
+from eval_queue.errors import EvalitaError, NotFoundError
 from eval_queue.requests import EvalRequest
 from leaderboard.tracks.evalita.definition import (
     SUITE,
@@ -24,7 +24,7 @@ from leaderboard.tracks.evalita.definition import (
     TaskSpec,
     all_harness_tasks,
 )
-from leaderboard.tracks.evalita.schema import EvalitaRunInfo
+from leaderboard.tracks.evalita.schema import DetailRecord, EvalitaRunInfo, MetricSetBlock, TaskResult
 
 if TYPE_CHECKING:
     from backend.runner import HarnessOutput
@@ -108,12 +108,35 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     subset = subset_ids(tasks)
     run = EvalitaRunInfo.model_validate({**output.run.model_dump(), "data": override.label, "tasks": subset})
     try:
-        body = {"tasks": convert.task_results(output.results, output.n_samples, tasks)}
+        scores = convert.task_results(output.results, output.n_samples, tasks)
         details = convert.details_files(output.samples, tasks)
     except EvalitaError as exc:
         raise StageError("converting the harness output", exc) from exc
+    body = {"tasks": scores, "metric_sets": [specified_block(scores, details, run.finished_at)]}
     variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
     return Evaluation(run, body, details, variant, output.architecture)
+
+
+def specified_block(
+    tasks: Mapping[str, TaskResult], details: Mapping[str, bytes], finished_at: str | None
+) -> MetricSetBlock:
+    """The ``as-specified`` scores of a run, from the very details files it publishes (what
+    ``python -m backend rescore`` would compute from them later: the same block)."""
+    from leaderboard.tracks.evalita.metric_sets import METRIC_SETS, MetricSet, block_of, score_run
+    from leaderboard.tracks.evalita.schema import details_file_name, parse_details
+
+    def read(task_id: str, prompt_id: str) -> list[DetailRecord]:
+        name = details_file_name(task_id, prompt_id)
+        if name not in details:
+            raise NotFoundError(name)
+        return parse_details(details[name], name)
+
+    prompts = {task_id: list(result.prompts) for task_id, result in tasks.items()}
+    spec = METRIC_SETS[MetricSet.AS_SPECIFIED]
+    scores = score_run(spec, prompts, read)
+    for task_id, reason in scores.skipped.items():
+        log.warning("as-specified %s not scored: %s", task_id, reason)
+    return block_of(spec, scores, "worker", finished_at or "")
 
 
 def _install_offline_metrics() -> None:
