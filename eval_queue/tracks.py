@@ -264,6 +264,8 @@ class TrackSpec:
     hub_datasets: tuple[tuple[str, str | None], ...] = ()
     #: Options it adds to ``python -m backend prefetch``: each names more datasets to fetch (repeatable).
     prefetch_options: tuple[WorkerOption, ...] = ()
+    #: The metric sets its scores come in, the default first (``leaderboard export --metrics``); empty: one.
+    metric_sets: tuple[str, ...] = ()
     #: Its :class:`~leaderboard.core.schema.ResultsEnvelope` subclass (domain: the worker stamps it).
     results_type: str | None = None
     #: Worker: ``evaluate(request, config, context) -> Evaluation`` (:mod:`backend.tracks`).

@@ -64,7 +64,7 @@ def test_ls_item_equals_the_harness_process_results(gold: list[tuple[str, int]],
 
 def test_ls_f1_equals_the_harness_on_random_answers_over_the_sample() -> None:
     docs = _docs("ls")
-    vocabulary = sorted({a["word"] for d in docs for a in d["answers"]}) + ["casa", "cosa", "bello"]
+    vocabulary = [*sorted({a["word"] for d in docs for a in d["answers"]}), "casa", "cosa", "bello"]
     rng = random.Random(3)
     for _ in range(30):
         answers = [", ".join(rng.sample(vocabulary, rng.randint(0, 12))) for _ in docs]

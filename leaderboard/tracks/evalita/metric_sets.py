@@ -32,12 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from types import MappingProxyType
 
 from eval_queue.errors import EvalitaError, NotFoundError
 from leaderboard.tracks.evalita import specified
-from leaderboard.tracks.evalita.definition import SUITE, PromptSpec, TaskSpec
+from leaderboard.tracks.evalita.definition import DEFAULT_METRIC_SET as DEFAULT_METRIC_SET  # re-exported
+from leaderboard.tracks.evalita.definition import SUITE, MetricSet, PromptSpec, TaskSpec
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     MetricSetBlock,
@@ -45,20 +45,6 @@ from leaderboard.tracks.evalita.schema import (
     ResultsFile,
     TaskResult,
 )
-
-
-class MetricSet(StrEnum):
-    """The metric sets a prompt score may come from (link value, export option, block name)."""
-
-    LM_EVAL = "lm-eval"
-    AS_SPECIFIED = "as-specified"
-
-    @property
-    def label(self) -> str:
-        return "lm-eval" if self is MetricSet.LM_EVAL else "as specified"
-
-
-DEFAULT_METRIC_SET = MetricSet.LM_EVAL
 
 
 class MissingInput(EvalitaError):
