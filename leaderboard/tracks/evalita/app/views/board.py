@@ -126,7 +126,7 @@ class Board:
     def warm(self) -> None:
         """Compute the ranking tables of both settings now (off the request path), then the
         prompt side of every task as the task tab first shows it, then the tidy scores frame
-        the task and model pages filter (built on first use)."""
+        the task and model pages filter (built on first use), then the other metric set's rankings."""
         for num_fewshot in FEWSHOT_SETTINGS:
             self.rows(num_fewshot)
         for num_fewshot in FEWSHOT_SETTINGS:
@@ -136,6 +136,9 @@ class Board:
                 self.prompt_rows(task.id, num_fewshot, include)
         self.choices()
         _ = self.scores
+        for metrics in MetricSet:  # the other set's rankings too: the switch answers at once
+            for num_fewshot in FEWSHOT_SETTINGS:
+                self.with_metrics(metrics).rows(num_fewshot)
 
 
 def _run_choices(runs: pd.DataFrame) -> list[tuple[str, str]]:
