@@ -167,3 +167,12 @@ def test_gold_index_in_the_details_wins_over_the_option_text() -> None:
 
 def test_every_set_is_a_spec_of_its_own_id() -> None:
     assert all(isinstance(spec, MetricSetSpec) and spec.id is name for name, spec in METRIC_SETS.items())
+
+
+def test_a_score_outside_the_unit_interval_is_skipped_with_its_value() -> None:
+    # Upstream's LS credits a substitute named twice twice: 2.0 here.
+    record = DetailRecord(
+        doc_id=0, input="", answer="genuino, genuino", target="genuino", gold=[["genuino", 2]]
+    )
+    scores = score_run(METRIC_SETS[MetricSet.LM_EVAL], {"ls": ["p1"]}, lambda t, p: [record], only=["ls"])
+    assert scores.tasks == {} and "outside [0, 1]" in scores.skipped["ls"] and "2.0" in scores.skipped["ls"]

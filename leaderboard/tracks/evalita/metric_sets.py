@@ -274,18 +274,26 @@ def weighted_by_size(parts: Sequence[tuple[str, float, int]]) -> PromptScore:
     )
 
 
+def _checked(score: float) -> float:
+    # Upstream's LS credits a substitute named twice twice, which can pass 1: such a score is
+    # no score (the worker refuses it too), never stored.
+    if not 0.0 <= score <= 1.0:
+        raise MissingInput(f"the metric gives {score!r}, outside [0, 1]")
+    return score
+
+
 def prompt_score(prompt: PromptSpec, metric: TaskMetric, records: Sequence[DetailRecord]) -> PromptScore:
     """One prompt's score under ``metric`` from its details records (NER: per ``part``, weighted)."""
     if not records:
         raise MissingInput("the details file is empty")
     if all(harness.part is None for harness in prompt.harness_tasks):
-        return PromptScore(score=metric.score(records), n=len(records))
+        return PromptScore(score=_checked(metric.score(records)), n=len(records))
     parts = []
     for harness in prompt.harness_tasks:
         part = [record for record in records if getattr(record, "part", None) == harness.part]
         if not part:
             raise MissingInput(f"no records of part {harness.part!r}")
-        parts.append((harness.part or harness.name, metric.score(part), len(part)))
+        parts.append((harness.part or harness.name, _checked(metric.score(part)), len(part)))
     if sum(n for _, _, n in parts) != len(records):
         raise MissingInput("records without a known part")
     return weighted_by_size(parts)
