@@ -21,6 +21,7 @@ from eval_queue.vocabulary import RANKING_AGGREGATES, RUN_SETTINGS, Aggregate, S
 from leaderboard.tracks.evalita.app.views.labels import SIZE_BUCKETS
 from leaderboard.tracks.evalita.app.views.ranking import DEFAULT_SORT, RANKING_SORTS
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
 from leaderboard.views.common import md_text
 
 DEFAULT_TAB = "ranking"
@@ -71,6 +72,7 @@ _CHOICES: Mapping[str, Callable[[], Collection[str]]] = {
     "sizes": lambda: tuple(bucket.label for bucket in SIZE_BUCKETS),
     "precisions": lambda: _values(*Precision),
     "columns": lambda: _values(*RANKING_AGGREGATES),
+    "metrics": lambda: _values(*MetricSet),
 }
 
 
@@ -97,6 +99,8 @@ class PageState:
     task_page: int = 1  # the task's models × prompts page
     answers_task: str = SUITE[0].id  # the model page's answers
     answers_prompt: str = SUITE[0].prompts[0].id
+    #: The metric set of every score shown: ``lm-eval`` (the paper's tables) or ``as-specified``.
+    metrics: str = DEFAULT_METRIC_SET.value
     #: Fields owned by tabs beyond these (:class:`UrlField`), as sorted (name, value) pairs.
     extra: tuple[tuple[str, str], ...] = ()
 
@@ -238,6 +242,8 @@ def _describe(name: str, default: object) -> str:
         return TASKS[str(default)].abbrev
     if name == "sort":
         return RANKING_SORTS[str(default)]
+    if name == "metrics":
+        return MetricSet(str(default)).label
     if isinstance(default, tuple):
         return ", ".join(str(getattr(v, "value", v)) for v in default) or "all"
     return str(default)

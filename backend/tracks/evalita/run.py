@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from backend.config import WorkerConfig
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
-from eval_queue.errors import EvalitaError
+from eval_queue.errors import EvalitaError, NotFoundError
 from eval_queue.requests import EvalRequest
 from leaderboard.tracks.evalita.definition import (
     SUITE,
@@ -30,7 +30,7 @@ from leaderboard.tracks.evalita.definition import (
     TaskSpec,
     all_harness_tasks,
 )
-from leaderboard.tracks.evalita.schema import EvalitaRunInfo, TaskResult
+from leaderboard.tracks.evalita.schema import DetailRecord, EvalitaRunInfo, MetricSetBlock, TaskResult
 
 if TYPE_CHECKING:
     from backend.runner import HarnessOutput
@@ -119,7 +119,11 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     except EvalitaError as exc:
         raise StageError("converting the harness output", exc) from exc
     items, uncertainty = per_item_outputs(output.samples, tasks, task_results)
-    body: dict[str, Any] = {"tasks": task_results, **uncertainty}
+    body: dict[str, Any] = {
+        "tasks": task_results,
+        "metric_sets": [specified_block(task_results, details, run.finished_at)],
+        **uncertainty,
+    }
     details = {**details, **items}
     variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
     return Evaluation(run, body, details, variant, output.architecture)
@@ -156,6 +160,28 @@ def per_item_outputs(
         summary.n_resamples,
     )
     return {ITEMS_FILE_NAME: items_to_parquet(run_items)}, {"uncertainty": summary}
+
+
+def specified_block(
+    tasks: Mapping[str, TaskResult], details: Mapping[str, bytes], finished_at: str | None
+) -> MetricSetBlock:
+    """The ``as-specified`` scores of a run, from the very details files it publishes (what
+    ``python -m backend rescore`` would compute from them later: the same block)."""
+    from leaderboard.tracks.evalita.metric_sets import METRIC_SETS, MetricSet, block_of, score_run
+    from leaderboard.tracks.evalita.schema import details_file_name, parse_details
+
+    def read(task_id: str, prompt_id: str) -> list[DetailRecord]:
+        name = details_file_name(task_id, prompt_id)
+        if name not in details:
+            raise NotFoundError(name)
+        return parse_details(details[name], name)
+
+    prompts = {task_id: list(result.prompts) for task_id, result in tasks.items()}
+    spec = METRIC_SETS[MetricSet.AS_SPECIFIED]
+    scores = score_run(spec, prompts, read)
+    for task_id, reason in scores.skipped.items():
+        log.warning("as-specified %s not scored: %s", task_id, reason)
+    return block_of(spec, scores, "worker", finished_at or "")
 
 
 def _install_offline_metrics() -> None:

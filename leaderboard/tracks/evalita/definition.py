@@ -90,6 +90,23 @@ class EvalitaOptions(TrackOptions):
         return "-".join(task.value for task in self.tasks) if self.tasks else None
 
 
+class MetricSet(StrEnum):
+    """The metric sets a prompt score may come from (link value, export option, results block name):
+    ``lm-eval`` (what the harness computes: the paper's tables) and ``as-specified`` (the paper's own
+    metrics); :mod:`leaderboard.tracks.evalita.metric_sets` defines them."""
+
+    LM_EVAL = "lm-eval"
+    AS_SPECIFIED = "as-specified"
+
+    @property
+    def label(self) -> str:
+        return "lm-eval" if self is MetricSet.LM_EVAL else "as specified"
+
+
+DEFAULT_METRIC_SET = MetricSet.LM_EVAL
+METRIC_SET_NAMES: tuple[str, ...] = tuple(m.value for m in MetricSet)
+
+
 def parse_task_ids(text: str) -> tuple[str, ...]:
     """``wic,sa`` → ``("wic", "sa")`` in paper order; an unknown id is refused listing the valid ones."""
     asked = [part.strip().lower() for part in text.split(",") if part.strip()]

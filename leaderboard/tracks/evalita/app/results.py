@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 
@@ -32,10 +32,19 @@ from leaderboard.core.schema import ModelInfo
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.store import ResultsCache, StoreResults, is_results_file, read_results_store
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
+from leaderboard.tracks.evalita.metric_sets import (
+    DEFAULT_METRIC_SET,
+    METRIC_SETS,
+    MetricSet,
+    expected_metric,
+    has_current_block,
+    set_tasks,
+)
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     EvalitaRunInfo,
     ResultsFile,
+    TaskResult,
     details_file_name,
     parse_details,
 )
@@ -120,13 +129,59 @@ class RunRecord:
     #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
     comparable: bool
     #: The run's intervals and the mean CPS's resampled values (None: no per-item data).
+    #: They are of the lm-eval metric set only: in another set this is None (no interval
+    #: is shown rather than one of a different metric).
     uncertainty: UncertaintySummary | None = None
+    #: The metric set ``score_rows`` and ``prompt_scores`` are in.
+    metric_set: MetricSet = DEFAULT_METRIC_SET
+    #: The other metric sets' rows and scores (:meth:`for_metric_set`).
+    other_sets: Mapping[MetricSet, tuple[tuple[_ScoreRow, ...], PromptScores]] = field(
+        default_factory=dict, repr=False
+    )
+    #: Metric sets the file holds no current scores of (their changed tasks are empty).
+    sets_missing: frozenset[MetricSet] = frozenset()
+    #: The lm-eval set's intervals, kept while another set is shown (:meth:`for_metric_set`).
+    _default_uncertainty: UncertaintySummary | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
-        rows = tuple(_score_rows(path, results))
+        intervals = results.uncertainty.intervals if results.uncertainty is not None else {}
+        by_set = {}
+        for name in MetricSet:
+            # Intervals are of the lm-eval scores: another set's rows carry none.
+            set_intervals = intervals if name is DEFAULT_METRIC_SET else {}
+            rows = tuple(_score_rows(path, set_tasks(results, name), name, set_intervals))
+            by_set[name] = (rows, _prompt_scores(rows))
+        rows, scores = by_set.pop(DEFAULT_METRIC_SET)
+        missing = frozenset(name for name in MetricSet if not has_current_block(results, name))
         return cls(
-            results.model, results.run, rows, _prompt_scores(rows), results.comparable, results.uncertainty
+            results.model,
+            results.run,
+            rows,
+            scores,
+            results.comparable,
+            results.uncertainty,
+            DEFAULT_METRIC_SET,
+            by_set,
+            missing,
+            results.uncertainty,
+        )
+
+    def for_metric_set(self, name: MetricSet | str) -> RunRecord:
+        """The same run with its scores in metric set ``name`` (intervals only in lm-eval's)."""
+        name = MetricSet(name)
+        if name is self.metric_set:
+            return self
+        others = {**self.other_sets, self.metric_set: (self.score_rows, self.prompt_scores)}
+        rows, scores = others.pop(name)
+        uncertainty = self._default_uncertainty if name is DEFAULT_METRIC_SET else None
+        return replace(
+            self,
+            score_rows=rows,
+            prompt_scores=scores,
+            metric_set=name,
+            other_sets=others,
+            uncertainty=uncertainty,
         )
 
     @property
@@ -165,6 +220,21 @@ class LoadedResults:
     def uncertainty(self) -> Mapping[RunKey, UncertaintySummary | None]:
         """run → its ``uncertainty`` block (``None``: no per-item data, no interval), read-only."""
         return MappingProxyType({record.key: record.uncertainty for record in self.records})
+
+    @property
+    def metric_set(self) -> MetricSet:
+        """The metric set every score here is in (that of the records; lm-eval for an empty store)."""
+        return self.records[0].metric_set if self.records else DEFAULT_METRIC_SET
+
+    def for_metric_set(self, name: MetricSet | str) -> LoadedResults:
+        """The same runs with their scores in metric set ``name`` (one scoring path for every set)."""
+        if MetricSet(name) is self.metric_set:
+            return self
+        return replace(self, records=tuple(record.for_metric_set(name) for record in self.records))
+
+    def missing_in(self, name: MetricSet | str) -> tuple[RunKey, ...]:
+        """The runs (in ``runs`` order) that hold no current scores of metric set ``name``."""
+        return tuple(record.key for record in self.records if MetricSet(name) in record.sets_missing)
 
 
 def parse_results_file(data: bytes, path: str) -> RunRecord:
@@ -269,27 +339,41 @@ def _run_row(path: str, record: RunRecord) -> dict[str, object]:
     }
 
 
-def _score_rows(path: str, results: ResultsFile) -> list[_ScoreRow]:
+def _score_rows(
+    path: str,
+    tasks: Mapping[str, TaskResult],
+    metric_set: MetricSet,
+    intervals: Mapping[str, tuple[float, float]],
+) -> list[_ScoreRow]:
     """One row per known task × known prompt; unknown ids or a foreign metric are reported and left out."""
     rows: list[_ScoreRow] = []
-    intervals = results.uncertainty.intervals if results.uncertainty is not None else {}
-    for task_id, task_result in results.tasks.items():
+    for task_id, task_result in tasks.items():
+        # Another set shares lm-eval's task results where it does not change them: warn once.
+        warn = metric_set is DEFAULT_METRIC_SET or task_id in METRIC_SETS[metric_set].metrics
         task = TASKS.get(task_id)
         if task is None:
-            logger.warning("%s: ignoring unknown task %r (the suite has %s)", path, task_id, ", ".join(TASKS))
+            if warn:
+                logger.warning(
+                    "%s: ignoring unknown task %r (the suite has %s)", path, task_id, ", ".join(TASKS)
+                )
             continue
-        if task_result.metric != task.metric:
+        expected = expected_metric(task, metric_set)
+        if task_result.metric != expected:
+            if not warn:
+                continue
             logger.warning(
-                "%s: ignoring task %r scored with %r; the suite ranks it by %r",
+                "%s: ignoring task %r scored with %r; the suite's %s set ranks it by %r",
                 path,
                 task_id,
                 task_result.metric,
-                task.metric,
+                metric_set,
+                expected,
             )
             continue
         for prompt_id, prompt in task_result.prompts.items():
             if prompt_id not in task.prompt_ids:
-                logger.warning("%s: ignoring unknown prompt %r of task %r", path, prompt_id, task_id)
+                if warn:
+                    logger.warning("%s: ignoring unknown prompt %r of task %r", path, prompt_id, task_id)
                 continue
             low, high = intervals.get(prompt_figure(task_id, prompt_id), (None, None))
             rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n, low, high))

@@ -18,6 +18,8 @@ from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.results import read_details
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.app.views.compare import neighbour
+from leaderboard.tracks.evalita.app.tab.ranking import metrics_switch
+from leaderboard.tracks.evalita.app.views.metrics import run_metrics_note
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import Choices, HtmlTable, Table
 from leaderboard.ui.context import AppContext
@@ -35,7 +37,7 @@ class ModelTab(Tab):
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "model": Api(
-                fields=("model", "shots"),
+                fields=("model", "shots", "metrics"),
                 outputs=("header", "vs_field", "vs_field_table", "spread", "settings", "metadata"),
             ),
             "details": Api(
@@ -56,6 +58,7 @@ class ModelTab(Tab):
                 label="Setting",
                 elem_id="model-setting",
             )
+            metrics = metrics_switch("model-metrics")
         header = gr.Markdown(elem_id="model-header")
         compare_with = gr.Button(
             "A vs B: compare with the next run in the ranking", size="sm", elem_id="model-compare"
@@ -101,6 +104,7 @@ class ModelTab(Tab):
             controls={
                 "model": model,
                 "shots": shots,
+                "metrics": metrics,
                 "answers_task": answers_task,
                 "answers_prompt": answers_prompt,
             },
@@ -122,7 +126,7 @@ class ModelTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        board = views.current_board(ctx)
+        board = views.current_board(ctx, state.metrics)
         run, notices = self._run_of(board, state)
         choices = Choices(tuple(views.run_choices(board)), run.key if run else None)
         prompt_ids = TASKS[state.answers_task].prompt_ids
@@ -186,8 +190,9 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
     assert num_fewshot is not None
     field = views.model_vs_field(board, run, num_fewshot)
     prompt_scores = views.model_prompt_scores(board, run, num_fewshot)
+    banner = run_metrics_note(board, run, num_fewshot)
     return {
-        "header": views.model_header_markdown(board, run),
+        "header": views.model_header_markdown(board, run) + (f"\n\n{banner}" if banner else ""),
         "field_note": field.note
         or f"No {state.shots.label} results for this model: nothing to compare with the field.",
         "vs_field": plots.model_vs_field(field.table, run.model),

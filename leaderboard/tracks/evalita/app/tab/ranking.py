@@ -14,6 +14,8 @@ from eval_queue.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
+from leaderboard.tracks.evalita.app.views.metrics import METRIC_CHOICES, metrics_banner
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -31,6 +33,7 @@ RANKING_API = Api(
         "all_runs",
         "sort",
         "ranking_page",
+        "metrics",
     ),
     outputs=("banner", "table", "csv", "caption"),
 )
@@ -111,6 +114,18 @@ def _filters() -> dict[str, gr.components.Component]:
     return {"types": types, "sizes": sizes, "precisions": precisions, "columns": columns}
 
 
+def metrics_switch(elem_id: str) -> gr.Radio:
+    """The "metrics: lm-eval | as specified" switch (the ranking, task and model pages each have one)."""
+    return gr.Radio(
+        list(METRIC_CHOICES),
+        value=METRIC_CHOICES[0][1],
+        label="Metrics",
+        info="lm-eval: the paper's tables and the official board; as specified: the paper's own metrics",
+        elem_id=elem_id,
+        scale=1,
+    )
+
+
 class RankingTab(Tab):
     id = "ranking"
     label = "Ranking"
@@ -144,6 +159,7 @@ class RankingTab(Tab):
                 scale=1,
                 elem_id="ranking-all-runs",
             )
+        metrics = metrics_switch("ranking-metrics")
         filters = _filters()
         banner = gr.Markdown(elem_id="ranking-banner")
         shown = gr.Markdown(elem_id="ranking-caption")
@@ -173,7 +189,14 @@ class RankingTab(Tab):
         page.transition([following.click], lambda state: replace(state, ranking_page=state.ranking_page + 1))
         page.transition([compare.click], lambda state: compare_first_two(page.ctx, state))
         return TabParts(
-            controls={"setting": setting, "search": search, "sort": sort, "all_runs": all_runs, **filters},
+            controls={
+                "setting": setting,
+                "search": search,
+                "sort": sort,
+                "all_runs": all_runs,
+                "metrics": metrics,
+                **filters,
+            },
             outputs={
                 "banner": banner,
                 "caption": shown,
@@ -185,11 +208,13 @@ class RankingTab(Tab):
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         filters = filters_of(state)
-        view = views.ranking_view(views.current_board(ctx), state.setting, filters, state.sort)
+        board = views.current_board(ctx, state.metrics)
+        view = views.ranking_view(board, state.setting, filters, state.sort)
         page = views.paged(view.table, state.ranking_page)
+        banner = "\n\n".join(text for text in (metrics_banner(board, state.setting), view.banner) if text)
         return Rendered(
             values={
-                "banner": view.banner,
+                "banner": banner,
                 "caption": caption(view, page, filters),
                 "table": Table(page.rows),
                 "pager": gr.update(visible=page.count > 1),
@@ -200,9 +225,11 @@ class RankingTab(Tab):
 
     def _csv_of(self, ctx: AppContext, state: PageState, view: views.RankingView) -> str:
         """The view's CSV file, written once per results version and view (not once per page)."""
-        key = (ctx.version, state.setting, filters_of(state), state.sort)
+        key = (ctx.version, state.setting, filters_of(state), state.sort, state.metrics)
         if key not in self._csv:
             if len(self._csv) > 64:
                 self._csv.clear()
-            self._csv[key] = write_csv(ctx.download_dir, f"evalita-ranking-{state.setting.value}", view.table)
+            suffix = "" if state.metrics == DEFAULT_METRIC_SET else f"-{state.metrics}"
+            name = f"evalita-ranking-{state.setting.value}{suffix}"
+            self._csv[key] = write_csv(ctx.download_dir, name, view.table)
         return self._csv[key]

@@ -13,6 +13,12 @@ from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters, heading
 from leaderboard.tracks.evalita.app.views.ranking import _select_rows
 from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.metric_sets import (
+    DEFAULT_METRIC_SET,
+    MetricSet,
+    expected_metric,
+    metric_label,
+)
 from leaderboard.views.common import (
     CI,
     KEY_COLUMN,
@@ -151,16 +157,17 @@ def prompt_side_view(
     return _frame(records, headers)
 
 
-def task_info_markdown(task_id: str) -> str:
-    """Description, metric and the paper's baselines of a task (suite text, escaped)."""
+def task_info_markdown(task_id: str, metrics: MetricSet | str = DEFAULT_METRIC_SET) -> str:
+    """Description, metric (in metric set ``metrics``) and the paper's baselines of a task (suite text, escaped)."""
     task = TASKS[task_id]
+    label, metric = metric_label(task, metrics), expected_metric(task, metrics)
     lines = [
         f"### {md_text(task.abbrev)} — {md_text(task.name)}",
         md_text(task.description) if task.description else "",
         "",
         f"**Competence:** {md_text(task.competence)} · **Domain:** {md_text(task.domain)} · "
-        f"**Evaluation:** {md_text(task.kind)} · **Metric:** {md_text(task.metric_label)} "
-        f"({md_text(task.metric)}) · **Dataset:** {md_text(task.dataset.path)}",
+        f"**Evaluation:** {md_text(task.kind)} · **Metric:** {md_text(label)} "
+        f"({md_text(metric)}) · **Dataset:** {md_text(task.dataset.path)}",
     ]
     if task.baselines:
         lines += ["", "**Paper baselines (0–100):**"]
