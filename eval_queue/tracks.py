@@ -264,12 +264,20 @@ class TrackSpec:
     hub_datasets: tuple[tuple[str, str | None], ...] = ()
     #: Options it adds to ``python -m backend prefetch``: each names more datasets to fetch (repeatable).
     prefetch_options: tuple[WorkerOption, ...] = ()
+    #: The metric sets its scores come in, the default first (``leaderboard export --metrics``); empty: one.
+    metric_sets: tuple[str, ...] = ()
     #: Its :class:`~leaderboard.core.schema.ResultsEnvelope` subclass (domain: the worker stamps it).
     results_type: str | None = None
     #: Worker: ``evaluate(request, config, context) -> Evaluation`` (:mod:`backend.tracks`).
     runner: str | None = None
     #: Worker: ``check_data(config)`` before a request of this track is claimed (raises ``DataSourceError``).
     check_data: str | None = None
+    #: Worker: ``main(argv) -> exit code`` of ``python -m backend rescore --track NAME``: its stored
+    #: runs' metrics again from their details (None: the track cannot be rescored).
+    rescore: str | None = None
+    #: Worker: ``main(argv) -> exit code`` of ``python -m backend reproduce --track NAME``: a slice of
+    #: one of its published runs again, compared (None: the track has none).
+    reproduce: str | None = None
     #: Queue: ``check(options, stores)`` before anything is queued (raises ``SubmissionRejected``).
     check_submission: str | None = None
     #: App: ``parse(data: bytes, path) -> record`` for the results store reader.

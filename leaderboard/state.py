@@ -21,6 +21,7 @@ from eval_queue.vocabulary import RANKING_AGGREGATES, RUN_SETTINGS, Aggregate, S
 from leaderboard.tracks.evalita.app.views.labels import SIZE_BUCKETS
 from leaderboard.tracks.evalita.app.views.ranking import DEFAULT_SORT, RANKING_SORTS
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
 from leaderboard.views.common import md_text
 
 DEFAULT_TAB = "ranking"
@@ -46,10 +47,14 @@ class Notice:
 
 @dataclass(frozen=True)
 class UrlField:
-    """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting)."""
+    """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting).
+
+    ``choices`` ``None``: any text (at most :data:`MAX_SEARCH` characters) is kept, and the tab
+    checks it against what it shows (a run key, say), with a notice of its own.
+    """
 
     default: str
-    choices: tuple[str, ...]
+    choices: tuple[str, ...] | None
 
 
 def _values(*items: object) -> tuple[str, ...]:
@@ -67,6 +72,7 @@ _CHOICES: Mapping[str, Callable[[], Collection[str]]] = {
     "sizes": lambda: tuple(bucket.label for bucket in SIZE_BUCKETS),
     "precisions": lambda: _values(*Precision),
     "columns": lambda: _values(*RANKING_AGGREGATES),
+    "metrics": lambda: _values(*MetricSet),
 }
 
 
@@ -93,6 +99,8 @@ class PageState:
     task_page: int = 1  # the task's models × prompts page
     answers_task: str = SUITE[0].id  # the model page's answers
     answers_prompt: str = SUITE[0].prompts[0].id
+    #: The metric set of every score shown: ``lm-eval`` (the paper's tables) or ``as-specified``.
+    metrics: str = DEFAULT_METRIC_SET.value
     #: Fields owned by tabs beyond these (:class:`UrlField`), as sorted (name, value) pairs.
     extra: tuple[tuple[str, str], ...] = ()
 
@@ -124,7 +132,9 @@ class PageState:
             raw = params.get(name)
             if raw is None:
                 continue
-            if raw in spec.choices:
+            if spec.choices is None:
+                extra.append((name, raw[:MAX_SEARCH]))
+            elif raw in spec.choices:
                 extra.append((name, raw))
             else:
                 notices.append(Notice(name, raw, spec.default))
@@ -232,6 +242,8 @@ def _describe(name: str, default: object) -> str:
         return TASKS[str(default)].abbrev
     if name == "sort":
         return RANKING_SORTS[str(default)]
+    if name == "metrics":
+        return MetricSet(str(default)).label
     if isinstance(default, tuple):
         return ", ".join(str(getattr(v, "value", v)) for v in default) or "all"
     return str(default)

@@ -6,8 +6,8 @@ the bytes to the parser its track's spec names (``TrackSpec.parse_results``).  I
 :class:`StoreResults`: per track, the record of every usable file by path; per track,
 the files its parser refused; the files whose envelope could not be read (bad JSON, an
 unknown schema or track: a file's track is never guessed); and the files of a known
-track whose parser is not installed.  Each track's view (e.g. the Evalita
-:func:`leaderboard.tracks.evalita.app.results.load_results`) is built from its part.
+track whose parser is not installed.  Each track's view (its spec's ``snapshot``) is built
+from its part.
 
 A refresh is a new call with the same :class:`ResultsCache`: only files whose
 ``Storage.versions()`` entry changed are read and parsed again.
@@ -26,9 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
+from eval_queue.storage.paths import is_results_file
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of
-from leaderboard.core.schema import is_results_file
 
 logger = logging.getLogger(__name__)
 

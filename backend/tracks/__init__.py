@@ -92,7 +92,7 @@ class Progress:
 class RunContext:
     """What the worker gives a runner besides the request and its own configuration."""
 
-    #: The stores, to read what a run needs (the judge reads another run's details).
+    #: The stores, to read what a run needs (a track may read another run's details).
     #: Publishing is the worker's: a runner writes nothing here.
     stores: Stores
     #: A fresh folder for this run (include paths, generated datasets), deleted after it.
@@ -112,6 +112,11 @@ class StageError(EvalitaError):
         super().__init__(f"{stage}: {type(cause).__name__}: {cause}")
         self.stage = stage
         self.cause = cause
+
+
+class IncompleteRunError(EvalitaError):
+    """The harness output lacks a task, prompt or setting the run asked for, or a score is unusable
+    (the request ends FAILED, never a partial FINISHED)."""
 
 
 class NoRunnerError(EvalitaError):

@@ -1,7 +1,7 @@
 """The contents table: every results file of a store as rows of one Parquet file, ``contents.parquet``.
 
-One row per (results file, setting): an Evalita run is one row (its few-shot setting), a
-long-context run one row per context setting, a judge run one row (its mode).  The columns
+One row per (results file, setting): each track's spec says which rows a file gives (one per
+few-shot setting run, one per context setting…).  The columns
 are fixed by an explicit schema (:func:`contents_schema`): the shared ones, defined here
 once — who (model, revision, precision…), what (track, setting, variant, data, comparable),
 with what (harness and library versions, backend, hardware), when (dates), at what cost
@@ -23,8 +23,8 @@ Anyone reads it with ``datasets``::
     datasets.load_dataset("parquet", data_files="eval-data/results/contents.parquet")
     datasets.load_dataset("parquet", data_files="hf://datasets/ORG/RESULTS/contents.parquet")
 
-Interval and tier columns (issue 21) are nullable and empty for now: a track fills its own
-through its ``rows`` (Evalita's hook is :func:`leaderboard.tracks.evalita.contents.interval_columns`).
+Interval columns are nullable (a run without per-item data has none); a track fills its own
+through its ``rows``.
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundEr
 from eval_queue.requests import run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
+from eval_queue.storage.paths import is_results_file
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of, upgrade
-from leaderboard.core.schema import ResultsEnvelope, is_results_file
+from leaderboard.core.schema import ResultsEnvelope
 
 logger = logging.getLogger(__name__)
 
@@ -72,12 +73,12 @@ HEAD_COLUMNS: tuple[pa.Field, ...] = (
     column("model", pa.string(), "model id on the Hugging Face Hub"),
     column("revision", pa.string(), "the model's commit"),
     column("precision", pa.string(), "the dtype the weights ran in (float32 on CPU)"),
-    column("track", pa.string(), "evalita | long-context | judge"),
+    column("track", pa.string(), "the track (the registry's names)"),
     column(
         "setting",
         pa.string(),
-        "the row's setting within its track: 0shot|5shot (evalita), 10k|50k|full (long-context), "
-        "meta|generations (judge)",
+        "the row's setting within its track (a few-shot setting such as 0shot, a context setting "
+        "such as 10k, a judge mode such as meta)",
     ),
     column("num_fewshot", pa.int64(), "few-shot examples per prompt"),
     column("variant", pa.string(), "the part of the track the run covered (e.g. wic-sa); null: all"),

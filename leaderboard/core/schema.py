@@ -20,6 +20,7 @@ from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
 from eval_queue.storage.paths import DETAILS_FOLDER
 from eval_queue.text import printable
 from eval_queue.tracks import DEFAULT_TRACK
+from leaderboard.core.summary import UncertaintySummary
 
 #: The schema every results file is written in (``/1`` files are read and upgraded).
 RESULTS_SCHEMA = "evalita-llm-results/2"
@@ -188,6 +189,9 @@ class ResultsEnvelope(BaseModel):
     track: str
     model: ModelInfo
     run: RunInfo
+    #: Every interval of the run, computed by the worker from its per-item file
+    #: (:mod:`leaderboard.core.summary`); absent: no per-item data, no interval.
+    uncertainty: UncertaintySummary | None = None
 
     @field_validator("run", mode="before")
     @classmethod
@@ -207,12 +211,14 @@ class ResultsEnvelope(BaseModel):
         """Ranked by default: the same measurement as a full run on the official data.
 
         The one rule of each track: this default (:attr:`RunInfo.official_full_run`), or the
-        track's own override (a task subset, a judge's protocol and annotated set…).
+        track's own override (a task subset, a protocol, an annotated set…).
         """
         return self.run.official_full_run
 
     def to_json(self) -> bytes:
         payload = self.model_dump(mode="json", by_alias=True, exclude_none=False)
+        if payload.get("uncertainty") is None:  # no per-item data: the file says nothing of it
+            payload.pop("uncertainty", None)
         return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
 
     @classmethod
@@ -232,13 +238,6 @@ class ResultsEnvelope(BaseModel):
         if raw.get("track") != cls.TRACK:
             raise MalformedFileError(path, f"a {raw.get('track')!r} results file, not a {cls.TRACK!r} one")
         return validate(cls, raw, path)
-
-
-def is_results_file(path: str) -> bool:
-    """``org/model/results_<ts>….json`` — anything else in a results store (the details folder on
-    the hub, ``contents.parquet``) is not a results file."""
-    name = path.rsplit("/", 1)[-1]
-    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
 
 
 def _stamp(moment_iso: str) -> str:

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from eval_queue.storage import LocalStorage
+from eval_queue.storage.paths import is_results_file
 from leaderboard.__main__ import main as leaderboard_main
 from leaderboard.core.contents import (
     CONTENTS_PATH,
@@ -28,7 +29,7 @@ from leaderboard.core.contents import (
     read_contents,
     rebuild,
 )
-from leaderboard.core.schema import ModelInfo, RunInfo, is_results_file, results_file_path
+from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.metrics import overall_score, score_task
 from leaderboard.tracks.evalita.schema import ResultsFile

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from backend.config import ExitCode
-from backend.reproduce import ReproduceError, data_source, read_run, slice_limit
+from backend.tracks.evalita.reproduce import ReproduceError, data_source, read_run, slice_limit
 from eval_queue.storage import LocalStorage, Stores
 from leaderboard.tracks.evalita.schema import ResultsFile
 from tests.backend.conftest import REPO_ROOT, Deployment

@@ -36,7 +36,6 @@ from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from leaderboard.core.datasource import DataSource, DataSourceKind
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.evalita.definition import EvalitaTask
 from leaderboard.tracks.judge.data import (
     ANNOTATED_FILE,
     HubRows,
@@ -45,7 +44,14 @@ from leaderboard.tracks.judge.data import (
     load_annotated_set,
     load_few_shot,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, TRACK, JudgeMode, JudgeOptions, judge_variant
+from leaderboard.tracks.judge.definition import (
+    CRITERIA,
+    JUDGED_TASK,
+    TRACK,
+    JudgeMode,
+    JudgeOptions,
+    judge_variant,
+)
 from leaderboard.tracks.judge.items import JudgeUnit, meta_units
 from leaderboard.tracks.judge.schema import (
     FewShotInfo,
@@ -55,8 +61,6 @@ from leaderboard.tracks.judge.schema import (
 
 log = logging.getLogger(__name__)
 
-#: The generative task whose outputs are judged unless a job says otherwise.
-DEFAULT_JUDGED_TASK = EvalitaTask.SUM.value
 #: Inside a worker's ``local:<dir>`` data folder (beside the Evalita task folders).
 LOCAL_JUDGE_FOLDER = "judge"
 
@@ -70,7 +74,7 @@ class JudgeJob:
     mode: JudgeMode
     #: ``generations``: the results path of the run whose outputs are judged.
     target: str | None = None
-    task: str = DEFAULT_JUDGED_TASK
+    task: str = JUDGED_TASK.value
     #: Prompts of ``task`` to judge; empty: all of them.
     prompts: tuple[str, ...] = ()
 

@@ -1,7 +1,8 @@
 """``python -m leaderboard export --track judge``: the judges table, the paper's Table 1 layout.
 
 One row per judge: Spearman ρ, its p-value, MAE, bias and the unparsed rate per criterion and
-overall.  Runs that are not comparable are left out unless ``--include-noncomparable`` asks
+overall; the 95 % intervals of ρ and MAE (``<scope>_rho_low``…) and whether the judge's ρ is
+distinguishable from the best judge's on the same set (``<scope>_vs_best``).  Runs that are not comparable are left out unless ``--include-noncomparable`` asks
 for them, and a note says so.
 """
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from leaderboard.export import ExportOptions, ExportTable, hidden_runs_note
+from leaderboard.tracks.judge.app.intervals import interval_table, vs_best_column
 from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
@@ -31,6 +33,7 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
         "data": "data",
         "limit": "limit",
         stat_column(OVERALL, TableFigure.RHO): "ρ",
+        vs_best_column(OVERALL): "vs best ρ",
         stat_column(OVERALL, TableFigure.P): "p",
         stat_column(OVERALL, TableFigure.MAE): "MAE",
         stat_column(OVERALL, TableFigure.BIAS): "bias",
@@ -44,6 +47,8 @@ def export_results(records: Mapping[str, JudgeRun], options: ExportOptions) -> E
     """The judges table (Table 1 layout) and notes on what it leaves out and on empty cells."""
     runs = list(records.values())
     table = judges_table(runs, include_noncomparable=options.include_noncomparable)
+    intervals = interval_table(runs, include_noncomparable=options.include_noncomparable)
+    table = table.merge(intervals, on="results_path", how="left")
     notes: list[str] = []
     if not options.include_noncomparable:
         meta = [r for r in latest(runs) if r.mode is JudgeMode.META]

@@ -46,7 +46,7 @@ from leaderboard.core.datasource import DataSource
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind, TaskSpec
 from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile, details_file_name, parse_details
 
-log = logging.getLogger("backend.reproduce")
+log = logging.getLogger("backend.tracks.evalita.reproduce")
 
 #: Items per prompt when ``--limit`` is not given.
 DEFAULT_LIMIT = 10
