@@ -229,6 +229,24 @@ def build_model_args(model: ModelRef, options: RunOptions, dtype: str) -> str:
     return ",".join(parts)
 
 
+def context_window(model: ModelRef, options: RunOptions, tokenizer: Any = None) -> int:
+    """The model's window in tokens as lm-eval's ``hf`` model reads it (config, then tokenizer, then
+    its default): what a prompt plus its answer budget must fit in, or lm-eval cuts the prompt's start."""
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.models.utils import resolve_max_length
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(
+            model.model_id, revision=model.revision, trust_remote_code=options.trust_remote_code
+        )
+    except (OSError, ValueError) as exc:
+        raise HarnessError(
+            f"could not read the config of {model.model_id}: {type(exc).__name__}: {exc}"
+        ) from exc
+    return int(resolve_max_length(config, tokenizer, default=HFLM._DEFAULT_MAX_LENGTH))
+
+
 def _seed_everything() -> None:
     random.seed(RANDOM_SEED)
     np.random.seed(NUMPY_SEED)

@@ -268,7 +268,8 @@ class TrackSpec:
     results_type: str | None = None
     #: Worker: ``evaluate(request, config, context) -> Evaluation`` (:mod:`backend.tracks`).
     runner: str | None = None
-    #: Worker: ``check_data(config)`` before a request of this track is claimed (raises ``DataSourceError``).
+    #: Worker: ``check_data(config, request)`` before ``request`` (of this track; None: unknown) is
+    #: claimed (raises ``DataSourceError``: nothing is claimed).
     check_data: str | None = None
     #: Queue: ``check(options, stores)`` before anything is queued (raises ``SubmissionRejected``).
     check_submission: str | None = None

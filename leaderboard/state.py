@@ -44,12 +44,26 @@ class Notice:
         return f"The link's {self.field} “{given}” is unknown: showing {self.used} instead."
 
 
+#: The longest value a link field whose choices come from the data may carry.
+MAX_FREE_VALUE = 200
+
+
 @dataclass(frozen=True)
 class UrlField:
-    """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting)."""
+    """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting).
+
+    ``choices=None``: the values come from the data (e.g. the annotated sets judges ran on), so
+    any short value is kept and the tab resolves it when it renders (an unknown one falls back
+    to what the tab shows by default, with a notice).
+    """
 
     default: str
-    choices: tuple[str, ...]
+    choices: tuple[str, ...] | None
+
+    def accepts(self, raw: str) -> bool:
+        if self.choices is None:
+            return len(raw) <= MAX_FREE_VALUE and raw.isprintable()
+        return raw in self.choices
 
 
 def _values(*items: object) -> tuple[str, ...]:
@@ -124,7 +138,7 @@ class PageState:
             raw = params.get(name)
             if raw is None:
                 continue
-            if raw in spec.choices:
+            if spec.accepts(raw):
                 extra.append((name, raw))
             else:
                 notices.append(Notice(name, raw, spec.default))
@@ -145,8 +159,11 @@ class PageState:
         if name in {f.name for f in fields(self)}:
             value, _ = _parse(name, getattr(self, name), raw, (self.tab,))
             changed = replace(self, **{name: value})
-        else:
-            changed = replace(self, extra=tuple(sorted({**dict(self.extra), name: str(raw)}.items())))
+        else:  # a tab's field; an emptied control (None, "") leaves it unset
+            extra = {k: v for k, v in self.extra if k != name}
+            if raw is not None and str(raw) != "":
+                extra[name] = str(raw)
+            changed = replace(self, extra=tuple(sorted(extra.items())))
         if name in _RESETS_PAGE:
             changed = replace(changed, ranking_page=1)
         if name in _RESETS_TASK_PAGE:

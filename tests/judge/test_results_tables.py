@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
@@ -11,6 +12,7 @@ from scipy import stats as scipy_stats
 
 from backend.tracks.judge.convert import (
     JudgeRunError,
+    RunRecord,
     answers_from_samples,
     check_harness_agreement,
     detail_lines,
@@ -34,11 +36,13 @@ from leaderboard.tracks.judge.app.tables import (
     mean_column,
     stat_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
+from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
 from leaderboard.tracks.judge.metrics import NotEnoughData, meta_evaluation
 from leaderboard.tracks.judge.parse import ParseStatus
 from leaderboard.tracks.judge.schema import (
+    AnnotatedSetInfo,
+    FewShotInfo,
     JudgeDetail,
     JudgedRun,
     JudgeResultsFile,
@@ -69,6 +73,14 @@ def _samples(
     }
 
 
+def set_key(data: str) -> str:
+    """The invented digest of the annotated set labelled ``data`` in these tests."""
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+EXAMPLES = FewShotInfo(file="examples.jsonl", sha256="e" * 64, examples=dict.fromkeys(CRITERIA, 2))
+
+
 def _meta_file(
     model: str,
     judge: dict[str, int | None],
@@ -76,12 +88,20 @@ def _meta_file(
     data: str = "hub:org/set",
     finished: str = "2026-11-23T10:00:00Z",
     limit: int | None = None,
+    protocol: JudgeProtocol = JudgeProtocol.PAPER,
 ) -> JudgeRun:
+    """A judge's results on the 5-item set labelled ``data``, run with ``protocol`` (paper: comparable
+    on a hub or local set)."""
     answers = answers_from_samples(_samples(judge))
+    record = RunRecord(
+        protocol=protocol,
+        few_shot=EXAMPLES if protocol is JudgeProtocol.PAPER else None,
+        annotated=AnnotatedSetInfo(name=data, sha256=set_key(data), items=len(HUMAN)),
+    )
     results = JudgeResultsFile(
         model=ModelInfo(id=model, revision="b" * 40, precision="bfloat16"),
         run=RunInfo(num_fewshot=0, data=data, limit=limit, finished_at=finished),
-        judge=meta_body(answers),
+        judge=meta_body(answers, record),
     )
     path = results_file_path(results, finished, None)
     return JudgeRun(path, JudgeResultsFile.from_json(results.to_json(), path))
@@ -184,12 +204,12 @@ def test_the_agreement_matrix_covers_the_judges_of_one_set_symmetrically() -> No
         _meta_file("org/z", {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}, data="sample"),
     ]
 
-    frame = agreement_table(runs, "hub:org/set")
+    frame = agreement_table(runs, set_key("hub:org/set"))
 
     assert list(frame.index) == list(frame.columns) == ["org/x", "org/y"]
     assert frame.loc["org/x", "org/x"] == 1.0
     assert frame.loc["org/x", "org/y"] == frame.loc["org/y", "org/x"]
-    per_fluency = agreement_for(runs, "hub:org/set", Criterion.FLUENCY).cell("org/x", "org/y")
+    per_fluency = agreement_for(runs, set_key("hub:org/set"), Criterion.FLUENCY).cell("org/x", "org/y")
     assert per_fluency.n == 4  # "e" unparsed by y
 
 

@@ -153,7 +153,7 @@ def run_long_context(
     return LongContextEvaluation(run, settings_body, details, data, output.architecture)
 
 
-def check_data(config: WorkerConfig) -> None:
+def check_data(config: WorkerConfig, request: EvalRequest | None = None) -> None:
     """Before claiming a long-context request: can the worker's data source be read and prepared?
 
     Reads and checks every book and question (:func:`~.data.read_books`); raises

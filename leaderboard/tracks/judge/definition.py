@@ -32,7 +32,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import model_validator
+from pydantic import field_validator, model_validator
 
 from eval_queue.errors import EvalitaError
 from eval_queue.tracks import TrackOptions, option
@@ -48,6 +48,18 @@ class JudgeMode(StrEnum):
     META = "meta"
     #: The generations of another run (``judge_target``, a results path).
     GENERATIONS = "generations"
+
+
+class JudgeProtocol(StrEnum):
+    """Judge track: how the judge is prompted and decodes (docs/TRACKS.md, "Fidelity to the papers")."""
+
+    #: The project's Italian rubric, zero-shot, the answer prefilled with ``{"score":``, 256 greedy
+    #: tokens: what even a small judge answers in a readable shape (the default; the bundled sample).
+    PROJECT = "project"
+    #: Table 1's: Appendix A's English templates (:mod:`~leaderboard.tracks.judge.paper`) with the
+    #: worker's examples file in their few-shot slots, no prefill, the model's own generation
+    #: settings and a budget a reasoning model can think in.
+    PAPER = "paper"
 
 
 #: Version of the rubric text.  Stored in every results file: figures obtained with
@@ -96,18 +108,26 @@ def harness_task_name(criterion: Criterion) -> str:
     return f"{HARNESS_TASK_PREFIX}_{criterion.value}"
 
 
-def judge_variant(mode: JudgeMode, target: str | None = None) -> str | None:
+def judge_variant(
+    mode: JudgeMode, target: str | None = None, protocol: JudgeProtocol = JudgeProtocol.PROJECT
+) -> str | None:
     """The ``<variant>`` of a judge request's and results file's name (docs/TRACKS.md).
 
     None for ``meta``; for ``generations``, ``gen-`` and 12 hex digits of the SHA-1 of the
     target results path, so judging two runs of one model never collides and the name stays
-    short and safe whatever the path (the path itself is in the file).
+    short and safe whatever the path (the path itself is in the file).  The ``paper``
+    protocol appends ``paper`` (``paper`` alone for ``meta``): a model judged both ways has
+    two requests, never one taking the place of the other; ``project`` adds nothing, so the
+    names of files written before protocols existed are unchanged.
     """
+    parts: list[str] = []
     if mode is JudgeMode.GENERATIONS:
         if not target:
             raise ValueError("judging generations needs the results path of the run to judge")
-        return "gen-" + hashlib.sha1(target.encode()).hexdigest()[:12]
-    return None
+        parts.append("gen-" + hashlib.sha1(target.encode()).hexdigest()[:12])
+    if protocol is JudgeProtocol.PAPER:
+        parts.append(JudgeProtocol.PAPER.value)
+    return "-".join(parts) or None
 
 
 class JudgeOptions(TrackOptions):
@@ -120,6 +140,18 @@ class JudgeOptions(TrackOptions):
         label="Judge the outputs of run … (optional results path; empty: the annotated set)",
         help="judge: score the generations of this results file (default: the annotated set)",
         placeholder="org/model/results_<timestamp>_<precision>_0shot.json",
+    )
+    #: None: ``project``.  ``paper`` runs only on a worker with an examples file (``--judge-examples``).
+    judge_protocol: JudgeProtocol | None = option(
+        flag="--judge-protocol",
+        label="Judge protocol",
+        help="judge: project (default: the project's zero-shot Italian rubric) or paper (Table 1's "
+        "protocol: Appendix A's few-shot templates, the model's own generation settings; needs a "
+        "worker with the paper's examples file)",
+        choice_labels={
+            JudgeProtocol.PROJECT.value: "project (zero-shot Italian rubric)",
+            JudgeProtocol.PAPER.value: "paper (Table 1: Appendix A, few-shot)",
+        },
     )
 
     @model_validator(mode="before")
@@ -141,12 +173,22 @@ class JudgeOptions(TrackOptions):
             raise ValueError("judge_target is only used with judge_mode 'generations'")
         return self
 
+    @field_validator("judge_protocol")
+    @classmethod
+    def _project_is_the_default(cls, value: JudgeProtocol | None) -> JudgeProtocol | None:
+        # One request file per measurement: "project" written out is the same request as none.
+        return None if value is JudgeProtocol.PROJECT else value
+
     @property
     def mode(self) -> JudgeMode:
         return self.judge_mode or JudgeMode.META
 
+    @property
+    def protocol(self) -> JudgeProtocol:
+        return self.judge_protocol or JudgeProtocol.PROJECT
+
     def variant(self) -> str | None:
-        return judge_variant(self.mode, self.judge_target)
+        return judge_variant(self.mode, self.judge_target, self.protocol)
 
 
 class UnknownCriterionError(EvalitaError, LookupError):
