@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from typing import Any
 
@@ -29,6 +30,7 @@ from leaderboard.tracks.judge.app.tables import (
     TableFigure,
     agreement_for,
     agreement_table,
+    annotated_sets,
     criterion_means_table,
     distribution_table,
     export_table,
@@ -368,3 +370,77 @@ def test_a_judge_file_whose_body_is_another_tracks_is_malformed_in_the_store(tmp
     read = read_results_store(store)
     (problem,) = read.problems_of("judge")
     assert "judge" in problem.reason and problem.path.endswith("_judge.json")
+
+
+def _same_set(run: JudgeRun, data: str, key: str) -> JudgeRun:
+    """``run`` as if its set had been read from ``data`` with digest ``key``."""
+    body = run.results.judge
+    annotated = AnnotatedSetInfo(name=data, sha256=key, items=len(HUMAN))
+    results = run.results.model_copy(
+        update={
+            "run": run.results.run.model_copy(update={"data": data}),
+            "judge": body.model_copy(update={"annotated": annotated}),
+        }
+    )
+    return JudgeRun(run.path.replace(".json", f"-{len(data)}.json"), results)
+
+
+@pytest.mark.parametrize(
+    ("data", "protocol", "limit", "capped", "comparable"),
+    [
+        ("local:annotazioni", JudgeProtocol.PAPER, None, False, True),
+        ("hub:org/set", JudgeProtocol.PAPER, None, False, True),
+        ("sample", JudgeProtocol.PAPER, None, False, False),
+        ("hub:org/set", JudgeProtocol.PROJECT, None, False, False),
+        ("local:annotazioni", JudgeProtocol.PAPER, 2, False, False),
+        ("local:annotazioni", JudgeProtocol.PAPER, None, True, False),
+    ],
+)
+def test_comparable_means_the_paper_protocol_in_full_on_a_real_annotated_set(
+    data: str, protocol: JudgeProtocol, limit: int | None, capped: bool, comparable: bool
+) -> None:
+    run = _meta_file(
+        "org/j", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, data=data, protocol=protocol, limit=limit
+    )
+    if capped:
+        run = JudgeRun(
+            run.path,
+            run.results.model_copy(update={"run": run.results.run.model_copy(update={"max_gen_toks": 16})}),
+        )
+
+    assert run.results.comparable is comparable and run.comparable is comparable
+    assert (run.results.judge.protocol, run.results.annotated_set) == (protocol, set_key(data))
+
+
+def test_a_results_file_without_protocol_or_set_reads_as_the_project_protocol_and_is_not_comparable() -> None:
+    run = _meta_file("org/old", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    raw = json.loads(run.results.to_json())
+    for key in ("protocol", "annotated", "generation", "few_shot"):
+        raw["judge"].pop(key, None)
+
+    old = JudgeResultsFile.from_json(json.dumps(raw).encode(), run.path)
+
+    assert old.judge.protocol is JudgeProtocol.PROJECT and old.comparable is False
+    assert old.annotated_set == "hub:org/set"  # grouped by its label
+
+
+def test_judges_are_grouped_by_the_sets_digest_whether_read_from_hub_or_local() -> None:
+    copy_key = set_key("the study's set")
+    on_hub = _same_set(_meta_file("org/a", {"a": 1, "b": 2, "c": 3, "d": 5, "e": 4}), "hub:org/set", copy_key)
+    on_local = _same_set(
+        _meta_file("org/b", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}), "local:copia", copy_key
+    )
+    elsewhere = _meta_file("org/c", {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}, data="local:altro")
+
+    sets = annotated_sets([on_hub, on_local, elsewhere])
+    table = judges_table([elsewhere, on_hub, on_local])
+
+    assert [(s.key, s.judges) for s in sets] == [(copy_key, 2), (set_key("local:altro"), 1)]
+    # One set's judges together, ranked among themselves; the other set's after them.
+    assert table["judge"].tolist() == ["org/b", "org/a", "org/c"]
+    assert table["set_sha256"].tolist() == [copy_key, copy_key, set_key("local:altro")]
+    assert judges_table([on_hub, on_local, elsewhere], annotated_set=copy_key)["judge"].tolist() == [
+        "org/b",
+        "org/a",
+    ]
+    assert list(agreement_table([on_hub, on_local, elsewhere], copy_key).index) == ["org/a", "org/b"]
