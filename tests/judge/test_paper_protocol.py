@@ -350,3 +350,23 @@ def test_an_examples_file_must_cover_every_criterion_and_is_recorded_by_its_dige
 
     assert info.file == "full.jsonl" and info.sha256 == hashlib.sha256(full.read_bytes()).hexdigest()
     assert info.examples == dict.fromkeys(CRITERIA, 3) and len(shots[Criterion.ORDERING]) == 3
+
+
+def test_the_protocol_is_a_cli_flag_and_a_form_choice_derived_from_the_spec() -> None:
+    import gradio as gr
+
+    from eval_queue.cli import build_parser
+    from eval_queue.tracks import track_spec
+    from leaderboard.ui import submit
+
+    args = build_parser().parse_args(["submit", "org/judge", "--track", "judge", "--judge-protocol", "paper"])
+    assert args.option_judge_protocol == "paper"
+    [field] = [f for f in track_spec("judge").option_fields if f.name == "judge_protocol"]
+    assert field.form and not field.multiple and [v for _, v in field.choices] == ["project", "paper"]
+    with gr.Blocks():
+        radio = submit._option_component(track_spec("judge"), field)
+    assert isinstance(radio, gr.Radio) and radio.value == "project"
+
+    sent = submit.track_fields("judge", [], {"judge_target": "", "judge_protocol": "paper"})
+    assert sent["options"] == {"judge_protocol": "paper"}
+    assert "options" not in submit.track_fields("evalita", ["0"], {"judge_protocol": "paper"})

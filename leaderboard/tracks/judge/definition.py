@@ -12,9 +12,11 @@ document and the summary); the About text follows Appendix B's annotation guidel
 
 Licence: the paper's few-shot examples and annotations are published under a
 no-derivatives licence, so nothing of them is copied here.  Every text below is the
-project's own wording; a maintainer can point the judge at the paper's examples through
-a user-provided few-shot file (:class:`FewShotExample`, loaded by
-:func:`leaderboard.tracks.judge.data.load_few_shot`).
+project's own wording — the ``project`` protocol's prompts; the ``paper`` protocol quotes
+Appendix A's own templates, with attribution, in :mod:`leaderboard.tracks.judge.paper` —
+and a maintainer can point the judge at the paper's examples through a user-provided
+few-shot file (:class:`FewShotExample`, loaded by
+:func:`leaderboard.tracks.judge.data.load_few_shot`; the worker's ``--judge-examples``).
 
 Everything else derives from :data:`RUBRIC`: the harness prompts (:func:`render_prompt`),
 the result columns (:mod:`leaderboard.tracks.judge.app.tables`) and the About page
@@ -712,7 +714,7 @@ def about_markdown() -> str:
         "",
         "A model acts as a **judge** of Italian summaries: for each (article, summary) it scores five "
         f"criteria from {SCORE_MIN} to {SCORE_MAX} and explains each score in Italian, answering "
-        f'`{{"{SCORE_KEY}": …, "{EXPLANATION_KEY}": …}}`. Each criterion has its own zero-shot prompt '
+        f'`{{"{SCORE_KEY}": …, "{EXPLANATION_KEY}": …}}`. Each criterion has its own prompt '
         "(impartial evaluator, definition, sub-criteria, the five score levels, the output format). An "
         "answer whose JSON cannot be read, or whose score is not a whole number from 1 to 5, is counted "
         "as **unparsed**, never as a score; the unparsed rate is shown beside every figure.",
@@ -727,17 +729,24 @@ def about_markdown() -> str:
         "**Judged generations.** A judge scores the summaries that models wrote for the Evalita SUM task; "
         "the mean score per criterion is shown beside ROUGE on the SUM page and on the model's page.",
         "",
-        "**The answer.** The judge's answer is started for it with "
-        f"`{ANSWER_PREFIX}` (the first characters of the JSON the prompt asks for, written at the "
-        "start of the judge's turn), so that it gives the score first; those characters are part of the "
-        "answer that is read.  The prompts are zero-shot.  The paper's own worked examples are published "
-        "under a no-derivatives licence and are not part of this project: a maintainer who holds them "
-        "can point a judge at them with a few-shot file (JSONL: `criterion`, `document`, `summary`, "
-        "`score`, `explanation`; `python -m backend.tracks.judge MODEL --few-shot FILE`), and the run "
-        "records the file's name and digest.",
+        "**Two protocols.** *paper* is the protocol of the paper's Table 1: each criterion's English "
+        "prompt from its Appendix A (quoted with attribution; the explanation is asked for in Italian), "
+        "few-shot, with the paper's worked examples in its slots, the model's own generation settings (its "
+        "`generation_config`, greedy when it has none) and a token budget a reasoning model can think in "
+        "(its think block is set aside before the answer is read, and kept in the details).  The paper's "
+        "examples are published under a no-derivatives licence and are not part of this project: a worker "
+        "whose maintainer holds them serves paper requests with `--judge-examples FILE` (JSONL: "
+        "`criterion`, `document`, `summary`, `score`, `explanation`), and each run records the file's "
+        "name and digest.  *project* (the default, and what the bundled sample and small models run) is "
+        "the project's own Italian rubric (its guidelines below), zero-shot, with the judge's answer started for it with "
+        f"`{ANSWER_PREFIX}` so that even a small judge gives the score first, in at most "
+        f"{MAX_ANSWER_TOKENS} greedy tokens; `python -m backend.tracks.judge MODEL --few-shot FILE` runs "
+        "it with examples.  Only paper runs in full on a real annotated set are comparable with Table 1; "
+        "judges are ranked only beside judges of the same set (identified by its SHA-256).",
         "",
         "**Submitting a judge.** `python -m eval_queue submit ORG/MODEL --track judge` (the annotated "
-        "set); `--judge-target RESULTS_PATH` scores the SUM outputs of that Evalita run instead.",
+        "set; `--judge-protocol paper` for Table 1's protocol); `--judge-target RESULTS_PATH` scores the "
+        "SUM outputs of that Evalita run instead.",
         "",
         "#### Annotation guidelines (after the paper's Appendix B)",
     ]
