@@ -101,6 +101,40 @@ class TokenCounter:
     detected_batch_sizes: list[int] = field(default_factory=list)
 
 
+class DecodingHeartbeat:
+    """A ``generate`` stopping criterion that never stops: it calls ``beat`` at most every ``every_s``.
+
+    One batch of long answers (a reasoning judge's thousands of tokens) finishes no request for
+    many minutes; without a beat the worker's stall watchdog would take it for a hung run.
+    """
+
+    def __init__(
+        self, beat: Callable[[], None], every_s: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ):
+        self._beat, self._every_s, self._clock = beat, every_s, clock
+        self._last = clock()
+
+    def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.Tensor:
+        now = self._clock()
+        if now - self._last >= self._every_s:
+            self._last = now
+            self._beat()
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+
+def _beat_while_decoding(model: Any, beat: Callable[[], None]) -> None:
+    """Wrap ``model.generate`` (this instance only) so that decoding beats the progress tracker."""
+    from transformers import StoppingCriteriaList
+
+    original = model.generate
+
+    def generate(*args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
+        criteria = StoppingCriteriaList([*(stopping_criteria or []), DecodingHeartbeat(beat)])
+        return original(*args, stopping_criteria=criteria, **kwargs)
+
+    model.generate = generate
+
+
 def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None:
     """Hook progress and token counting into an lm-eval model instance (no behaviour change)."""
     lm.set_cache_hook(tracker)
@@ -126,6 +160,9 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
             return model_call(inps, *args, **kwargs)
 
         lm._model_call = counted_call
+    model = getattr(lm, "_model", None)
+    if isinstance(model, torch.nn.Module) and hasattr(model, "generate"):
+        _beat_while_decoding(model, tracker.heartbeat)
     if hasattr(lm, "_model_generate"):
         model_generate = lm._model_generate
 

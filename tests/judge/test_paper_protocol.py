@@ -370,3 +370,20 @@ def test_the_protocol_is_a_cli_flag_and_a_form_choice_derived_from_the_spec() ->
     sent = submit.track_fields("judge", [], {"judge_target": "", "judge_protocol": "paper"})
     assert sent["options"] == {"judge_protocol": "paper"}
     assert "options" not in submit.track_fields("evalita", ["0"], {"judge_protocol": "paper"})
+
+
+def test_a_long_decoding_batch_beats_the_stall_watchdog_without_stopping_it() -> None:
+    import torch
+
+    from backend.runner import DecodingHeartbeat
+
+    now = [0.0]
+    beats: list[float] = []
+    heartbeat = DecodingHeartbeat(lambda: beats.append(now[0]), every_s=10.0, clock=lambda: now[0])
+    ids = torch.zeros((3, 5), dtype=torch.long)
+
+    for step in range(1, 36):  # one decoding step a second
+        now[0] = float(step)
+        assert heartbeat(ids, None).tolist() == [False, False, False]
+
+    assert beats == [10.0, 20.0, 30.0]
