@@ -125,8 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     if submitted.returncode != 0:
         print(submitted.stderr, file=sys.stderr)
         return 1
+    log_file = work / "worker.log"  # the run's progress (ETA lines), while it runs
+    print(f"worker log: {log_file}", flush=True)
     worker = [sys.executable, "-m", "backend", "--once", "--data", "sample", "--worker-id", args.worker_id,
-              "--stall-s", "3600"]  # fmt: skip
+              "--log-file", str(log_file)]  # fmt: skip
     if args.protocol == "paper":
         worker += ["--judge-examples", str(examples)]
     if args.limit:
@@ -134,7 +136,6 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     done = _run(worker, env)
     wall = time.perf_counter() - started
-    (work / "worker.log").write_text(done.stderr, encoding="utf-8")
     if done.returncode != 0:
         print(done.stderr[-4000:], file=sys.stderr)
         return 1

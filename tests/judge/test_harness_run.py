@@ -265,7 +265,9 @@ def test_a_full_paper_run_on_a_local_set_is_comparable_and_records_what_it_measu
     assert generation.do_sample is True and generation.sampling == {"temperature": 0.7, "top_p": 0.9}
     assert generation.prefill is None and generation.stop == ["</Output>"]
     assert generation.window == 16384 and 0 < generation.longest_prompt_tokens < 16384
-    assert generation.max_gen_toks == min(8192, 16384 - generation.longest_prompt_tokens)
+    assert (
+        generation.reasoning is False and generation.max_gen_toks == 1024
+    )  # no think block: the answer's budget
     assert results.comparable is True and results.annotated_set == digest
     assert body.overall.n_items == 3 * len(CRITERIA)
 

@@ -21,11 +21,14 @@ from backend.tracks.judge.convert import answers_from_samples, detail_lines
 from backend.tracks.judge.data import read_examples, write_harness_tasks
 from backend.tracks.judge.generation import (
     MIN_PAPER_ANSWER_TOKENS,
-    PAPER_MAX_ANSWER_TOKENS,
+    PAPER_ANSWER_TOKENS,
+    PAPER_THINKING_TOKENS,
     harness_generation_kwargs,
+    load_tokenizer,
     paper_generation,
     project_generation,
     read_generation_config,
+    thinks,
 )
 from backend.tracks.judge.run import check_data
 from eval_queue.requests import EvalRequest, ModelType, Precision, isoformat, request_path, utc_now
@@ -188,7 +191,7 @@ def test_the_paper_protocol_has_no_prefill_and_overrides_the_templates_decoding(
         "do_sample": True,
         "temperature": 0.6,
         "top_p": 0.95,
-        "max_gen_toks": PAPER_MAX_ANSWER_TOKENS,
+        "max_gen_toks": PAPER_ANSWER_TOKENS,
     }
     plain = write_harness_tasks([unit], tmp_path / "plain")
     assert set(yaml.safe_load(next(plain.include_path.glob("*.yaml")).read_text())) == {
@@ -220,13 +223,30 @@ def test_the_models_generation_config_gives_the_sampling_settings_else_greedy() 
 
 
 def test_the_budget_lets_a_judge_think_within_the_window_and_a_window_too_small_is_refused() -> None:
-    assert paper_generation(None, 131072, 9000).max_gen_toks == PAPER_MAX_ANSWER_TOKENS
-    roomy = paper_generation(None, 8192, 3000)
+    thinker = paper_generation(None, 131072, 9000, reasoning=True)
+    assert (thinker.max_gen_toks, thinker.reasoning) == (PAPER_THINKING_TOKENS, True) == (8192, True)
+    answerer = paper_generation(None, 131072, 9000)
+    assert (answerer.max_gen_toks, answerer.reasoning) == (PAPER_ANSWER_TOKENS, False) == (1024, False)
+    roomy = paper_generation(None, 8192, 3000, reasoning=True)
     assert (roomy.max_gen_toks, roomy.window, roomy.longest_prompt_tokens) == (5192, 8192, 3000)
     with pytest.raises(JudgeDataError, match="window 4096"):
         paper_generation(None, 4096, 4096 - MIN_PAPER_ANSWER_TOKENS + 1)
     assert paper_generation(None, 4096, 4000, cap=12).max_gen_toks == 12  # a smoke test's cap
     assert project_generation().max_gen_toks == 256 and project_generation().prefill == '{"score":'
+
+
+def test_a_model_thinks_when_its_chat_template_or_its_vocabulary_has_the_think_tags(
+    tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    from backend.options import RunOptions
+
+    plain = load_tokenizer(ModelRef(str(tiny_model.folder)), RunOptions())
+    assert thinks(plain) is False
+    plain.chat_template = "{% for m in messages %}{{ m['content'] }}{% endfor %}<think>\n"
+    assert thinks(plain) is True
+    tagged = load_tokenizer(ModelRef(str(tiny_model.folder)), RunOptions())
+    tagged.add_tokens(["<think>", "</think>"], special_tokens=True)
+    assert thinks(tagged) is True
 
 
 def test_the_generation_config_is_read_from_the_models_files(tiny_model: TinyModel, tmp_path: Path) -> None:

@@ -5,10 +5,13 @@
 * ``paper``: "the parameters suggested by the model's authors" (the paper's §4) — the sampling
   settings of the model's own ``generation_config.json`` when it sets ``do_sample`` (greedy when
   it does not, or has no such file); no prefill; stop only at the end of the model's turn or
-  ``</Output>``; and a token budget a reasoning model can think in: up to
-  :data:`PAPER_MAX_ANSWER_TOKENS`, as much as the model's window leaves after the longest
-  prompt.  A window that cannot hold the longest prompt and :data:`MIN_PAPER_ANSWER_TOKENS` is
-  refused before the model loads: lm-eval would cut the start of the prompt (the rubric) away.
+  ``</Output>``; and a token budget a reasoning model can think in: a model that thinks in a
+  ``<think>`` block (:func:`thinks`) gets up to :data:`PAPER_THINKING_TOKENS`, any other up to
+  :data:`PAPER_ANSWER_TOKENS` (the answer is one JSON object: a model still writing after that
+  many tokens is rambling, and on a CPU each token of a long answer costs more than the last);
+  both as much as the model's window leaves after the longest prompt.  A window that cannot
+  hold the longest prompt and :data:`MIN_PAPER_ANSWER_TOKENS` is refused before the model
+  loads: lm-eval would cut the start of the prompt (the rubric) away.
 
 :func:`paper_generation` and :func:`project_generation` are pure; :func:`generation_settings`
 reads the model's files from the HF cache (offline).
@@ -35,9 +38,14 @@ from leaderboard.tracks.judge.schema import GenerationSettings, GenerationSource
 
 log = logging.getLogger(__name__)
 
-#: The ``paper`` protocol's cap on one answer, thinking included (several Table 1 judges reason
-#: before they score: DeepSeek-R1 distillations, Qwen 3, o3/o4-mini).
-PAPER_MAX_ANSWER_TOKENS = 8192
+#: The ``paper`` protocol's cap on one answer of a model that thinks, thinking included (several
+#: Table 1 judges reason before they score: DeepSeek-R1 distillations, Qwen 3, o3/o4-mini).
+PAPER_THINKING_TOKENS = 8192
+#: … and of any other model: four times the project protocol's cap, ample for the JSON answer
+#: with a detailed explanation.
+PAPER_ANSWER_TOKENS = 1024
+#: The tags a reasoning model thinks between (what :func:`~leaderboard.tracks.judge.parse.split_thinking` sets aside).
+THINK_TAGS = ("<think>", "</think>")
 #: Below this budget the ``paper`` protocol does not run: a reasoning judge could not finish.
 MIN_PAPER_ANSWER_TOKENS = 512
 #: The ``generation_config.json`` keys passed to ``generate`` when the model samples.
@@ -60,9 +68,12 @@ def paper_generation(
     window: int,
     longest_prompt_tokens: int,
     cap: int | None = None,
+    *,
+    reasoning: bool = False,
 ) -> GenerationSettings:
     """The ``paper`` protocol's settings from the model's ``generation_config.json`` (None: none).
 
+    ``reasoning``: the model thinks before it answers (:func:`thinks`): the larger budget.
     ``cap`` is a smoke test's ``--max-gen-toks`` (the run is then not comparable).  Raises
     :class:`JudgeDataError` when the window leaves less than :data:`MIN_PAPER_ANSWER_TOKENS`.
     """
@@ -81,11 +92,12 @@ def paper_generation(
         source=GenerationSource.GENERATION_CONFIG if "do_sample" in config else GenerationSource.GREEDY,
         do_sample=samples,
         sampling=sampling,
-        max_gen_toks=cap or min(PAPER_MAX_ANSWER_TOKENS, room),
+        max_gen_toks=cap or min(PAPER_THINKING_TOKENS if reasoning else PAPER_ANSWER_TOKENS, room),
         stop=list(PAPER_STOP_SEQUENCES),
         prefill=None,
         window=window,
         longest_prompt_tokens=longest_prompt_tokens,
+        reasoning=reasoning,
     )
 
 
@@ -130,6 +142,18 @@ def read_generation_config(model: ModelRef) -> dict[str, Any] | None:
     return loaded if isinstance(loaded, dict) else None
 
 
+def thinks(tokenizer: Any) -> bool:
+    """Whether the model reasons in a ``<think>`` block: its chat template writes the tag, or its
+    vocabulary has both tags as tokens (Qwen 3, the DeepSeek-R1 distillations, Phi-4 reasoning)."""
+    template = getattr(tokenizer, "chat_template", None) or ""
+    if isinstance(template, Mapping):  # several named templates
+        template = " ".join(str(t) for t in template.values())
+    if THINK_TAGS[0] in str(template):
+        return True
+    vocab = tokenizer.get_vocab()
+    return all(tag in vocab for tag in THINK_TAGS)
+
+
 def longest_prompt_tokens(tokenizer: Any, prompts: Sequence[str], chat: bool) -> int:
     """Tokens of the longest prompt as the judge sees it (inside its chat template when it has one)."""
     if not prompts:
@@ -163,11 +187,15 @@ def generation_settings(
 
     window = context_window(model, options, tokenizer)
     longest = longest_prompt_tokens(tokenizer, prompts, chat)
-    settings = paper_generation(read_generation_config(model), window, longest, options.max_gen_toks)
+    reasoning = thinks(tokenizer)
+    settings = paper_generation(
+        read_generation_config(model), window, longest, options.max_gen_toks, reasoning=reasoning
+    )
     log.info(
-        "paper protocol: %s decoding (%s), up to %d answer tokens (window %d, longest prompt %d)",
+        "paper protocol: %s decoding (settings: %s), %s, up to %d answer tokens (window %d, longest prompt %d)",
         "sampled" if settings.do_sample else "greedy",
         settings.source.value,
+        "a model that thinks" if reasoning else "no think block",
         settings.max_gen_toks,
         window,
         longest,

@@ -150,6 +150,8 @@ class GenerationSettings(BaseModel):
     #: the budget is what the window leaves after the longest prompt, up to the protocol's cap).
     window: int | None = None
     longest_prompt_tokens: int | None = None
+    #: ``paper``: whether the model thinks in a ``<think>`` block (its larger budget).
+    reasoning: bool | None = None
 
 
 class MetaBody(BaseModel):
