@@ -7,6 +7,11 @@ The worker calls :func:`evaluate` (the spec's ``runner``); both modes go through
 * ``generations``: the judge scores the SUM outputs of the run at ``judge_target``, read
   from ``context.stores`` (its results file and per-sample details).
 
+A request's ``judge_protocol`` picks the prompts and decoding (``project``, the default, or
+``paper``: Appendix A's few-shot templates filled from the worker's ``--judge-examples``, the
+model's own generation settings, :mod:`backend.tracks.judge.generation`); :func:`check_data`
+refuses a ``paper`` request before the claim on a worker without that file.
+
 Failures are :class:`~backend.tracks.StageError` naming the stage (the FAILED reason's
 headline): bad inputs (a target that is not in the store, has no details, an annotated
 set that is missing or malformed) fail as "reading what to judge" before a model loads.
