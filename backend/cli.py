@@ -81,7 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
     )
     parser.add_argument(
-        "--bootstrap-iters", type=int, default=1000, help="bootstrap draws for stderr (0: none)"
+        "--bootstrap-iters",
+        type=int,
+        default=0,
+        help="lm-eval's own bootstrap draws for its stderrs (default 0: off, no process pool; the "
+        "project computes every interval from the run's per-item file)",
     )
     parser.add_argument(
         "--batch-size",
@@ -206,7 +210,7 @@ def main(argv: Sequence[str]) -> int:
     stores = open_stores(settings)
     queue = RequestQueue(stores.requests, secrets=settings.secrets, results=stores.results)
     # The data check is the track's: it asks the runner of the track it is about to claim,
-    # with that request (a judge checks its protocol against the worker's examples file).
+    # with that request (e.g. a protocol that needs a file this worker was not given).
     upcoming = next_request(queue)
     try:
         check_track_data(upcoming.track if upcoming else DEFAULT_TRACK, config, request=upcoming)

@@ -75,7 +75,7 @@ class WorkerConfig:
     """One worker's settings, the same for every request it runs."""
 
     worker_id: str
-    #: ``hub`` | ``sample`` | ``local:<dir>`` (``backend.tracks.evalita.data.DataSource``).
+    #: ``hub`` | ``sample`` | ``local:<dir>`` (``leaderboard.core.datasource.DataSource``).
     data: str = "sample"
     lease_s: float = DEFAULT_LEASE_S
     poll_s: float = DEFAULT_POLL_S

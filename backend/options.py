@@ -31,7 +31,9 @@ class RunOptions:
     batch_size: str | int | None = None  # None: "auto" on GPU, CPU_BATCH_SIZE on CPU
     max_batch_size: int = 64
     dtype: str | None = None  # None: the request's precision on GPU, float32 on CPU
-    bootstrap_iters: int = 1000
+    # lm-eval's own bootstrap of its stderrs: off (no process pool); the project's intervals
+    # come from the run's per-item file (leaderboard.core.uncertainty).
+    bootstrap_iters: int = 0
     limit: int | float | None = None
     apply_chat_template: bool = False
     trust_remote_code: bool = False

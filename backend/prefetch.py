@@ -6,11 +6,10 @@ offline node that shares ``HF_HOME`` (``HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1``
 * every model's snapshot (weights, config, tokenizer, model card) at the revision asked
   for, into the hub cache (``HF_HUB_CACHE``), printed with the sha it resolved to — submit
   that sha so the worker loads exactly those files;
-* every dataset a track reads with ``--data hub`` (each track's ``TrackSpec.hub_datasets``:
-  the Evalita tasks' ``evalitahf/*`` and ``ARTeLab/fanpage`` with each NER domain config, the
-  long-context track's INDAQA2 …), into the datasets cache, which the worker then reads offline;
-* the datasets named by a track's own prefetch options (``TrackSpec.prefetch_options``: the
-  judge track's ``--judge-set ORG/NAME``, read by ``--judge-data hub:ORG/NAME``).
+* every dataset a track reads with ``--data hub`` (each track's ``TrackSpec.hub_datasets``, with
+  their configs), into the datasets cache, which the worker then reads offline;
+* the datasets named by a track's own prefetch options (``TrackSpec.prefetch_options``: e.g. an
+  annotated set named on the command line, which the worker then reads from the same cache).
 
 Gated models and datasets use ``HF_TOKEN`` from the environment (never printed).
 Exit codes: 0 all fetched; 1 something could not be fetched (listed); 2 bad usage.

@@ -5,10 +5,10 @@ level (ARCHITECTURE.md); the worker imports it lazily, when it has a request to 
 
 :func:`run_harness` loads the model once for all tasks, runs them with fixed seeds and
 returns the harness output untouched (:class:`HarnessOutput`) together with the results
-file's ``run`` block as far as the harness knows it (a :class:`~leaderboard.tracks.evalita.schema.RunInfo`:
+file's ``run`` block as far as the harness knows it (a :class:`~leaderboard.core.schema.RunInfo`:
 harness version, model arguments — never a token —, backend, dtype as run and precision
 as asked, batch size, chat-template use, bootstrap draws, hardware, wall time); the worker
-adds where the data came from and who ran it, and :mod:`backend.tracks.evalita.convert` builds the file.
+adds where the data came from, :mod:`backend.provenance` who ran it and where it goes.
 
 Backends
 --------
@@ -86,7 +86,7 @@ class HarnessOutput:
     progress: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     # What the model class itself reports about the run (its ``run_report()``, if it has
-    # one), e.g. the long-context model's truncation and prefix-reuse statistics.
+    # one), e.g. a track's own model class's truncation and prefix-reuse statistics.
     model_report: dict[str, Any] = field(default_factory=dict)
 
 
@@ -104,7 +104,7 @@ class TokenCounter:
 class DecodingHeartbeat:
     """A ``generate`` stopping criterion that never stops: it calls ``beat`` at most every ``every_s``.
 
-    One batch of long answers (a reasoning judge's thousands of tokens) finishes no request for
+    One batch of long answers (a reasoning model's thousands of tokens) finishes no request for
     many minutes; without a beat the worker's stall watchdog would take it for a hung run.
     """
 
@@ -381,7 +381,7 @@ def run_harness(
     stall watchdog); ``note`` says where the run is.
 
     ``model_class`` names a registered lm-eval model to use instead of ``options.backend``'s
-    (a track's own subclass of it, e.g. the long-context track's book-cache ``hf`` model);
+    (a track's own subclass of it, registered with lm-eval by the track's worker side);
     ``model_kwargs`` are extra constructor arguments for it (never secrets: not recorded).
     """
     beat = on_progress or (lambda _note: None)

@@ -435,7 +435,7 @@ def _hand_back(
 
     After store trouble the release is retried like the publish steps (the outage may be
     ending).  If the store still refuses, the request stays RUNNING and its expired lease
-    is judged by its phase: a run that never started, or that was publishing, is not
+    is decided by its phase: a run that never started, or that was publishing, is not
     counted; a run in progress is (the reaper cannot tell an outage longer than the retries
     and the lease from a crash, and says so).
     """

@@ -12,7 +12,14 @@ tiers.  Then, on one core (``OMP_NUM_THREADS=1`` and friends, set before numpy i
   in batches of runs sharing items) and summarised to a ``RunUncertainty`` (what the app keeps);
 * **tiers** — ``assign_tiers`` for both settings from the kept summaries (target: < 10 s);
 * **warm start** — the summaries read back from their bytes (a restart with them cached);
-* **A/B** — ``compare_runs`` of two runs, their per-item files read (target: < 300 ms);
+* **the app's path** — what the app does when results change: every run's ``uncertainty`` block
+  parsed from its results file's JSON (``UncertaintySummary``: the intervals and the mean CPS's
+  base64 draws, as the worker writes them) and the tiers of both settings from it
+  (``tables.setting_tiers``: draws decoded, paired test, Holm) — the incremental refresh re-parses
+  only the changed files, so this is the worst case;
+* **A/B** — ``compare_runs`` of two runs, their per-item files read (target: < 300 ms), and the
+  same through the app's view (``compare_view``: the files read from a details store, the table,
+  verdict and items that differ built);
 * **one new run** — read + bootstrap one run and re-tier its setting (the incremental refresh).
 
 Run: ``.venv/bin/python bench/bench_tiers.py [--runs 1000] [--settings 2] [--resamples 1000]``.
@@ -132,6 +139,35 @@ def main() -> None:
         report["tiers_s_median"] = statistics.median(timings)
         report["tiers_per_setting"] = n_tiers
 
+        # The app's path: the results files' uncertainty blocks → tiers of both settings.
+        from leaderboard.core.summary import UncertaintySummary
+        from leaderboard.tracks.evalita.app.tables import setting_tiers
+        from leaderboard.tracks.evalita.uncertainty import summary_of
+
+        blocks = {
+            setting: [summary_of(u, config).model_dump_json().encode() for u in setting_kept]
+            for setting, setting_kept in kept.items()
+        }
+        report["block_json_bytes_mean"] = statistics.fmean(len(b) for bs in blocks.values() for b in bs)
+        timings, parse_timings = [], []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            parsed = {
+                setting: {
+                    (f"r{i}", "", "", setting): UncertaintySummary.model_validate_json(b)
+                    for i, b in enumerate(bs)
+                }
+                for setting, bs in blocks.items()
+            }
+            t1 = time.perf_counter()
+            for setting, by_key in parsed.items():
+                scores = [u.mean_cps for u in kept[setting]]
+                setting_tiers(list(by_key), scores, by_key)
+            timings.append(time.perf_counter() - t1)
+            parse_timings.append(t1 - t0)
+        report["app_parse_blocks_s_median"] = statistics.median(parse_timings)
+        report["app_tiers_s_median"] = statistics.median(timings)
+
         blobs = [u.to_bytes() for setting_kept in kept.values() for u in setting_kept]
         t0 = time.perf_counter()
         for blob in blobs:
@@ -160,6 +196,9 @@ def main() -> None:
         t0 = time.perf_counter()
         ab(DrawCache())
         report["ab_cold_draws_ms"] = 1000 * (time.perf_counter() - t0)
+        report["ab_view_ms_median"] = _ab_through_the_view(
+            paths[0][pair[0]], paths[0][pair[1]], cache, args.repeat
+        )
 
         t0 = time.perf_counter()
         new = bootstrap_runs([items_from_parquet(paths[0][0].read_bytes())], EVALITA_KINDS, config, cache)[0]
@@ -180,6 +219,9 @@ def main() -> None:
         (f"warm start: {n_total:,} kept summaries from bytes", f"{report['warm_start_load_s']:.2f} s ({report['summary_bytes_mean'] / 1e3:.1f} KB each)"),
         ("A/B of two runs, files read (target < 300 ms)", f"{report['ab_ms_median']:.0f} ms  ({report['ab_verdict']})"),
         ("A/B with cold draws (first request of a process)", f"{report['ab_cold_draws_ms']:.0f} ms"),
+        ("A/B through the app's view (store read, table, verdict)", f"{report['ab_view_ms_median']:.0f} ms"),
+        (f"app: parse {n_total:,} uncertainty blocks (results JSON)", f"{report['app_parse_blocks_s_median']:.2f} s ({report['block_json_bytes_mean'] / 1e3:.1f} KB each)"),
+        ("app: tiers of both settings from the parsed blocks", f"{report['app_tiers_s_median']:.3f} s"),
         ("one new run: read + bootstrap + re-tier its setting", f"{report['one_new_run_s']:.2f} s"),
     ]  # fmt: skip
     width = max(len(name) for name, _ in rows)
@@ -190,6 +232,46 @@ def main() -> None:
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out.relative_to(REPO)}")
+
+
+def _ab_through_the_view(path_a: Path, path_b: Path, cache: object, repeat: int) -> float:
+    """Median ms of the app's A vs B view on two runs whose per-item files sit in a details store
+    (fresh items cache each time: the files are read, as for a visitor's first comparison)."""
+    import pandas as pd
+
+    from eval_queue.storage import LocalStorage
+    from eval_queue.vocabulary import RunRef
+    from leaderboard.tracks.evalita.app.results import RUN_COLUMNS
+    from leaderboard.tracks.evalita.app.views.board import Board
+    from leaderboard.tracks.evalita.app.views.compare import ItemsCache, compare_view
+
+    with tempfile.TemporaryDirectory(prefix="bench-ab-") as tmp:
+        store = LocalStorage(Path(tmp))
+        rows = []
+        for name, path in (("a", path_a), ("b", path_b)):
+            store.write(f"{name}/items.parquet", path.read_bytes())
+            rows.append({**dict.fromkeys(RUN_COLUMNS), "model": f"org/{name}", "revision": "r", "precision": "p",
+                         "num_fewshot": 0, "comparable": True, "details_path": name})  # fmt: skip
+        board = Board(_Loaded(pd.DataFrame(rows, columns=list(RUN_COLUMNS))))  # type: ignore[arg-type]
+        a, b = RunRef("org/a", "r", "p"), RunRef("org/b", "r", "p")
+        timings = []
+        for _ in range(repeat):
+            items = ItemsCache(draws=cache)  # type: ignore[arg-type]
+            board._memo.clear()
+            t0 = time.perf_counter()
+            view = compare_view(board, store, items, a, b, 0)
+            timings.append(time.perf_counter() - t0)
+        assert "better on" in view.verdict, view
+        return 1000 * statistics.median(timings)
+
+
+class _Loaded:
+    """The little of ``LoadedResults`` the A vs B view reads: the run table, and which runs have
+    intervals (here both)."""
+
+    def __init__(self, runs: object) -> None:
+        self.runs = runs
+        self.uncertainty = {("org/a", "r", "p", 0): True, ("org/b", "r", "p", 0): True}
 
 
 if __name__ == "__main__":

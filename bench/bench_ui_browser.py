@@ -9,7 +9,10 @@ times in a fresh browser context (Debian chromium, headless, cold cache):
 * **switch 0→5-shot**, **filter** (model type), **search** (the last keystroke of a model
   name), **sort** (by model name) — from the click or key to the new rows and address;
 * **open a task** (the Tasks tab), **change task** (TE → SA), **open a model** (a click on
-  a ranking row) — from the click to that page's tables on screen.
+  a ranking row) — from the click to that page's tables on screen;
+* **A vs B** (back on the ranking, "compare the first two rows shown") — from the click to the
+  verdict and the per-task table on screen: the two runs' per-item files read from the details
+  store, compared task by task (an app without that button, the baseline, skips it).
 
 An interaction is done when the address shows its new state (the page writes it after the
 outputs are applied) and the expected rows are on screen, two animation frames later.  The
@@ -61,6 +64,7 @@ STEPS = (
     "open a task",
     "change task",
     "open a model",
+    "A vs B",
 )
 #: Reported beside the steps: the one-time cost of the plotting library, not an interaction.
 EXTRAS = (FIRST_CHART,)
@@ -236,6 +240,19 @@ def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
     opened = f"{_address('tab=model')} && (document.querySelector('#model-header a') || {{}}).innerText"
     opened += f" && {_rows('model-vs-field-table')}"
     out["open a model"] = _measure(page, meter, cell.click, opened)
+
+    if page.locator("#ranking-compare").count():
+        page.get_by_role("tab", name="Ranking", exact=True).click()
+        _settle(page, f"!{_address('tab=')} && {_rows('ranking-table')}")
+        verdict = (
+            "(document.querySelector('#compare-verdict') || {innerText: ''}).innerText.includes('better on')"
+        )
+        out["A vs B"] = _measure(
+            page,
+            meter,
+            page.locator("#ranking-compare").click,
+            f"{_address('tab=compare')} && {verdict} && {_rows('compare-table')}",
+        )
     context.close()
     return out
 
@@ -267,7 +284,7 @@ def bench(models: int, repeat: int, browser, root: Path, apps: dict[str, Path]) 
     from tests.ui.store import write_synthetic_results
 
     data = root / f"store-{models}"
-    write_synthetic_results(data / "results", models)
+    write_synthetic_results(data / "results", models, details_root=data / "details")
     servers = {
         name: serve(app_dir, data, root / f"app-{name}-{models}.log") for name, app_dir in apps.items()
     }

@@ -63,7 +63,7 @@ class Findings:
 def examine(stores: Stores, queue: RequestQueue) -> Findings:
     """Everything the module docstring lists; reads the stores, writes nothing.
 
-    Leases are judged by the queue's clock.
+    Leases are read by the queue's clock.
     """
     findings = Findings()
     listing = queue.listing()

@@ -20,7 +20,7 @@ readable reason instead of going back to PENDING.  A clean ``release`` (the work
 stopping) and an explicit ``fail`` do not count.
 
 A RUNNING request's ``phase`` (:class:`~eval_queue.requests.RunPhase`) says what its
-worker was doing, so an expired lease is judged truthfully:
+worker was doing, so an expired lease is read truthfully:
 
 * ``claimed`` — the run never started (the worker died right after claiming, or never
   learnt that its claim was made because the answer was lost): back to PENDING, not counted;
@@ -120,7 +120,7 @@ def queue_state(request: EvalRequest, now: datetime) -> QueueState:
 class QueueListing:
     """Every readable request, plus one error per file that could not be read as one.
 
-    ``read_at`` is the queue's clock when the listing was read: what :meth:`state` judges
+    ``read_at`` is the queue's clock when the listing was read: what :meth:`state` compares
     leases by.
     """
 
@@ -615,7 +615,7 @@ class RequestQueue:
         return results_published(self.results, request.results_path)
 
     def _expire_change(self, phase: RunPhase | None, results_path: str | None, published: bool) -> Change:
-        """The change for a lapsed lease, judged on what the worker was doing (module docstring).
+        """The change for a lapsed lease, decided by what the worker was doing (module docstring).
 
         ``phase`` and ``results_path`` are what ``published`` was checked for; the change
         re-checks them on the fresh bytes, with the expiry.

@@ -108,7 +108,7 @@ def submit(
 
     A FAILED or CANCELLED request for the same evaluation is replaced (a resubmission);
     a PENDING, RUNNING or FINISHED one makes this a duplicate.  The track's own check
-    (``TrackSpec.check_submission``, e.g. that a judge's target run can be judged) reads
+    (``TrackSpec.check_submission``, e.g. that a run an option names exists) reads
     ``results``, the results store, before anything is written.
     """
     now = now or utc_now()

@@ -64,12 +64,13 @@ def shorten(value: object, limit: int = ECHO_LIMIT) -> str:
     return quoted if len(text) <= limit else f"{quoted}… ({len(text):,} characters)"
 
 
-def unknown_name(kind: str, value: object, valid: Sequence[str]) -> str:
+def unknown_name(kind: str, value: object, valid: Sequence[str], where: str = "") -> str:
     """The one "unknown name" message: ``Unknown task 'tee'. Did you mean te? Valid: wic, te, …``.
 
-    Every registry and definition that looks a name up (tracks, tasks, settings, criteria)
-    refuses an unknown one with it, suggesting the closest valid name when one is close.
+    Every registry and definition that looks a name up (tracks, tasks, prompts, settings,
+    criteria) refuses an unknown one with it, suggesting the closest valid name when one is
+    close; ``where`` places it (`` for task 'te'``).
     """
     close = difflib.get_close_matches(str(value), list(valid), n=1)
     hint = f" Did you mean {close[0]}?" if close else ""
-    return f"Unknown {kind} {str(value)!r}.{hint} Valid: {', '.join(valid)}."
+    return f"Unknown {kind} {str(value)!r}{where}.{hint} Valid: {', '.join(valid)}."

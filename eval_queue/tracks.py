@@ -264,6 +264,8 @@ class TrackSpec:
     hub_datasets: tuple[tuple[str, str | None], ...] = ()
     #: Options it adds to ``python -m backend prefetch``: each names more datasets to fetch (repeatable).
     prefetch_options: tuple[WorkerOption, ...] = ()
+    #: The metric sets its scores come in, the default first (``leaderboard export --metrics``); empty: one.
+    metric_sets: tuple[str, ...] = ()
     #: Its :class:`~leaderboard.core.schema.ResultsEnvelope` subclass (domain: the worker stamps it).
     results_type: str | None = None
     #: Worker: ``evaluate(request, config, context) -> Evaluation`` (:mod:`backend.tracks`).
@@ -271,6 +273,9 @@ class TrackSpec:
     #: Worker: ``check_data(config, request)`` before ``request`` (of this track; None: unknown) is
     #: claimed (raises ``DataSourceError``: nothing is claimed).
     check_data: str | None = None
+    #: Worker: ``main(argv) -> exit code`` of ``python -m backend rescore --track NAME``: its stored
+    #: runs' metrics again from their details (None: the track cannot be rescored).
+    rescore: str | None = None
     #: Queue: ``check(options, stores)`` before anything is queued (raises ``SubmissionRejected``).
     check_submission: str | None = None
     #: App: ``parse(data: bytes, path) -> record`` for the results store reader.

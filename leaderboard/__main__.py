@@ -1,4 +1,4 @@
-"""``python -m leaderboard export [--track T] [--format csv|json] [--fewshot 0|5] [--prompts]``.
+"""``python -m leaderboard export [--track T] [--format csv|json|table] [--fewshot 0|5] [--prompts] [--metrics M]``.
 
 Prints a track's export table — Evalita (the default): the ranked table or, with
 ``--prompts``, the per-prompt table — of the results store configured by the
@@ -27,7 +27,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.tracks import DEFAULT_TRACK, track_registry
 from eval_queue.vocabulary import FEWSHOT_SETTINGS
-from leaderboard.export import ExportOptions, ExportTable
+from leaderboard.export import ALL_METRIC_SETS, ExportOptions, ExportTable
 from leaderboard.store import read_results_store
 
 logger = logging.getLogger("leaderboard")
@@ -75,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
         "--prompts",
         action="store_true",
         help="a track with few-shot prompts: one row per (task, num_fewshot, prompt) with MinP/MaxP/AvgP/CPS",
+    )
+    metric_sets = sorted({name for spec in track_registry() for name in spec.metric_sets})
+    export.add_argument(
+        "--metrics",
+        choices=[*metric_sets, ALL_METRIC_SETS],
+        default=None,
+        help="a track with several metric sets (evalita): lm-eval (default: the paper's tables), "
+        f"as-specified (the paper's own metrics) or {ALL_METRIC_SETS} (a 'metrics' column says which)",
     )
     export.add_argument(
         "--include-noncomparable",
@@ -140,6 +148,13 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
             "--fewshot and --prompts belong to tracks with few-shot prompts (%s), not to %s", owners, track
         )
         return EXIT_USAGE
+    if args.metrics is not None and args.metrics != ALL_METRIC_SETS and args.metrics not in spec.metric_sets:
+        sets = ", ".join(spec.metric_sets) or "only its own"
+        logger.error("--metrics %s: the %s track's scores come in %s", args.metrics, track, sets)
+        return EXIT_USAGE
+    if args.metrics == ALL_METRIC_SETS and len(spec.metric_sets) < 2:
+        logger.error("--metrics %s: the %s track has one metric set", ALL_METRIC_SETS, track)
+        return EXIT_USAGE
     export_results = spec.load("export")
     if export_results is None:
         logger.error("the %s track has no export table installed", track)
@@ -159,7 +174,7 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
         )
     if not records:
         logger.warning("no usable results files (track %s) in %r", track, stores.results)
-    options = ExportOptions(args.fewshot, args.prompts, args.include_noncomparable)
+    options = ExportOptions(args.fewshot, args.prompts, args.include_noncomparable, args.metrics)
     table = export_results(records, options)
     for note in table.notes:
         logger.warning("%s", note)

@@ -23,6 +23,13 @@ class ExportOptions:
     prompts: bool = False
     #: Also list runs that are not comparable with full runs on the official data.
     include_noncomparable: bool = False
+    #: A track with several metric sets (``TrackSpec.metric_sets``): which one, or ``both``
+    #: (None: its default, the first).
+    metrics: str | None = None
+
+
+#: ``export --metrics both``: every metric set of the track, one block of rows each.
+ALL_METRIC_SETS = "both"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from eval_queue.vocabulary import RANKING_AGGREGATES, RUN_SETTINGS, Aggregate, S
 from leaderboard.tracks.evalita.app.views.labels import SIZE_BUCKETS
 from leaderboard.tracks.evalita.app.views.ranking import DEFAULT_SORT, RANKING_SORTS
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
 from leaderboard.views.common import md_text
 
 DEFAULT_TAB = "ranking"
@@ -44,17 +45,13 @@ class Notice:
         return f"The link's {self.field} “{given}” is unknown: showing {self.used} instead."
 
 
-#: The longest value a link field whose choices come from the data may carry.
-MAX_FREE_VALUE = 200
-
-
 @dataclass(frozen=True)
 class UrlField:
     """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting).
 
-    ``choices=None``: the values come from the data (e.g. the annotated sets judges ran on), so
-    any short value is kept and the tab resolves it when it renders (an unknown one falls back
-    to what the tab shows by default, with a notice).
+    ``choices=None``: the values come from the data (a run key, the data sets a
+    track's runs used), so any printable text (at most :data:`MAX_SEARCH` characters) is kept and the tab
+    checks it against what it shows when it renders, with a notice of its own.
     """
 
     default: str
@@ -62,7 +59,7 @@ class UrlField:
 
     def accepts(self, raw: str) -> bool:
         if self.choices is None:
-            return len(raw) <= MAX_FREE_VALUE and raw.isprintable()
+            return len(raw) <= MAX_SEARCH and raw.isprintable()
         return raw in self.choices
 
 
@@ -81,6 +78,7 @@ _CHOICES: Mapping[str, Callable[[], Collection[str]]] = {
     "sizes": lambda: tuple(bucket.label for bucket in SIZE_BUCKETS),
     "precisions": lambda: _values(*Precision),
     "columns": lambda: _values(*RANKING_AGGREGATES),
+    "metrics": lambda: _values(*MetricSet),
 }
 
 
@@ -107,6 +105,8 @@ class PageState:
     task_page: int = 1  # the task's models × prompts page
     answers_task: str = SUITE[0].id  # the model page's answers
     answers_prompt: str = SUITE[0].prompts[0].id
+    #: The metric set of every score shown: ``lm-eval`` (the paper's tables) or ``as-specified``.
+    metrics: str = DEFAULT_METRIC_SET.value
     #: Fields owned by tabs beyond these (:class:`UrlField`), as sorted (name, value) pairs.
     extra: tuple[tuple[str, str], ...] = ()
 
@@ -249,6 +249,8 @@ def _describe(name: str, default: object) -> str:
         return TASKS[str(default)].abbrev
     if name == "sort":
         return RANKING_SORTS[str(default)]
+    if name == "metrics":
+        return MetricSet(str(default)).label
     if isinstance(default, tuple):
         return ", ".join(str(getattr(v, "value", v)) for v in default) or "all"
     return str(default)

@@ -6,8 +6,8 @@ the bytes to the parser its track's spec names (``TrackSpec.parse_results``).  I
 :class:`StoreResults`: per track, the record of every usable file by path; per track,
 the files its parser refused; the files whose envelope could not be read (bad JSON, an
 unknown schema or track: a file's track is never guessed); and the files of a known
-track whose parser is not installed.  Each track's view (e.g. the Evalita
-:func:`leaderboard.tracks.evalita.app.results.load_results`) is built from its part.
+track whose parser is not installed.  Each track's view (its spec's ``snapshot``) is built
+from its part.
 
 A refresh is a new call with the same :class:`ResultsCache`: only files whose
 ``Storage.versions()`` entry changed are read and parsed again.
@@ -16,7 +16,6 @@ A refresh is a new call with the same :class:`ResultsCache`: only files whose
 from __future__ import annotations
 
 import logging
-import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -27,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import DETAILS_FOLDER
+from eval_queue.storage.paths import is_results_file
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of
 
@@ -95,12 +94,6 @@ class StoreResults:
 
     def problems_of(self, track: str) -> tuple[MalformedFileError, ...]:
         return self.track_problems.get(track, ())
-
-
-def is_results_file(path: str) -> bool:
-    """``org/model/results_<ts>….json`` — anything else in the store is not ours to parse."""
-    name = posixpath.basename(path)
-    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
 
 
 class _Envelope(BaseModel):

@@ -14,8 +14,13 @@ os.environ.pop("HF_TOKEN", None)
 os.environ.pop("EVALITA_REQUESTS_REPO", None)
 os.environ.pop("EVALITA_RESULTS_REPO", None)
 
-
 import pytest
+
+# submitit configures logging when first imported (``logging.config.dictConfig``), which closes
+# every existing handler — among them absl's (imported with rouge_score), whose stream is a
+# pytest capture file when absl was imported inside a test: a later test then fails on a closed
+# file.  Imported here, before any test imports absl, it closes nothing of ours.
+import submitit  # noqa: F401
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ The runner's module is imported only when a request of that track runs, so polli
 empty queue needs neither torch nor any track's code.  A spec may also name a
 ``check_data(config, request)``: the worker calls it (:func:`check_track_data`) before claiming
 a request of that track, with the request it is about to claim (None when the queue could not
-be listed), so that missing data — or a request this worker cannot serve, such as a judge of
-the ``paper`` protocol on a worker without its examples file — claims nothing.
+be listed), so that missing data — or a request this worker cannot serve, such as one whose
+protocol needs a file the worker was not given — claims nothing.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class Progress:
 class RunContext:
     """What the worker gives a runner besides the request and its own configuration."""
 
-    #: The stores, to read what a run needs (the judge reads another run's details).
+    #: The stores, to read what a run needs (a track may read another run's details).
     #: Publishing is the worker's: a runner writes nothing here.
     stores: Stores
     #: A fresh folder for this run (include paths, generated datasets), deleted after it.
@@ -114,6 +114,11 @@ class StageError(EvalitaError):
         super().__init__(f"{stage}: {type(cause).__name__}: {cause}")
         self.stage = stage
         self.cause = cause
+
+
+class IncompleteRunError(EvalitaError):
+    """The harness output lacks a task, prompt or setting the run asked for, or a score is unusable
+    (the request ends FAILED, never a partial FINISHED)."""
 
 
 class NoRunnerError(EvalitaError):

@@ -13,6 +13,12 @@ from eval_queue.errors import StorageError, UnreadableFileError
 DETAILS_FOLDER = "details/"
 
 
+def is_results_file(path: str) -> bool:
+    """``org/model/results_<ts>….json`` outside the details folder: a results file of any track."""
+    name = path.rsplit("/", 1)[-1]
+    return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
+
+
 def check_path(path: str) -> str:
     """Return ``path`` if it is a safe relative store path, else raise ``UnreadableFileError``.
 

@@ -1,10 +1,10 @@
 """Where a run reads its data: the one data-source type of every track.
 
 ``hub`` — the track's official datasets, through the Hugging Face datasets cache (what
-``python -m backend prefetch`` fills); ``hub:<org>/<name>`` — one named hub dataset (a
-judge's annotated set); ``sample`` — the track's bundled sample; ``local:<dir>`` — files in
+``python -m backend prefetch`` fills); ``hub:<org>/<name>`` — one named hub dataset (e.g.
+an annotated set); ``sample`` — the track's bundled sample; ``local:<dir>`` — files in
 a folder, in the layout the track documents.  The worker's ``--data`` and a track's own
-data options (``--judge-data``) are parsed here; each track maps the source to its files
+data options (its ``worker_options``) are parsed here; each track maps the source to its files
 (its ``sample_data/`` for ``sample``), and refuses a form it cannot read.
 """
 

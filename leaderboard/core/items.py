@@ -44,9 +44,9 @@ import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
 from eval_queue.errors import MalformedFileError
+from leaderboard.core.summary import ITEMS_FILE_NAME
 
 ITEMS_FORMAT = "leaderboard-items/1"
-ITEMS_FILE_NAME = "items.parquet"
 _META_KEY = b"leaderboard-items"
 NO_PART = ""
 

@@ -10,7 +10,7 @@ last bit; the tests compare them with lm-eval's own functions.
 
 The generic kinds (any track) are :data:`MEAN`, :data:`F1_BINARY`, :data:`F1_MACRO` and
 :data:`F1_WEIGHTED`; a track adds its own with :meth:`MetricKinds.with_kinds`
-(Evalita's are in ``leaderboard.tracks.evalita.uncertainty``).
+(each track's are in its ``uncertainty`` module).
 
 F1 statistics, for labels ``0 … K−1``: an item carries per label ``k`` its true positives
 ``tp_k`` (gold = prediction = k) and ``s_k`` = (gold = k) + (prediction = k), laid out

@@ -18,6 +18,7 @@ from eval_queue.requests import FEWSHOT_SETTINGS, run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
 from eval_queue.text import printable
 from eval_queue.tracks import DEFAULT_TRACK
+from leaderboard.core.summary import UncertaintySummary
 
 #: The schema every results file is written in (``/1`` files are read and upgraded).
 RESULTS_SCHEMA = "evalita-llm-results/2"
@@ -118,6 +119,9 @@ class ResultsEnvelope(BaseModel):
     track: str
     model: ModelInfo
     run: RunInfo
+    #: Every interval of the run, computed by the worker from its per-item file
+    #: (:mod:`leaderboard.core.summary`); absent: no per-item data, no interval.
+    uncertainty: UncertaintySummary | None = None
 
     @field_validator("run", mode="before")
     @classmethod
@@ -137,12 +141,14 @@ class ResultsEnvelope(BaseModel):
         """Ranked by default: the same measurement as a full run on the official data.
 
         The one rule of each track: this default (:attr:`RunInfo.official_full_run`), or the
-        track's own override (a task subset, a judge's protocol and annotated set…).
+        track's own override (a task subset, a protocol, an annotated set…).
         """
         return self.run.official_full_run
 
     def to_json(self) -> bytes:
         payload = self.model_dump(mode="json", by_alias=True, exclude_none=False)
+        if payload.get("uncertainty") is None:  # no per-item data: the file says nothing of it
+            payload.pop("uncertainty", None)
         return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
 
     @classmethod

@@ -100,7 +100,7 @@ def percentile_intervals(draws: Array, level: float = DEFAULT_LEVEL) -> list[Int
     ``scipy.stats.bootstrap(method="percentile")`` computes from its resampled statistics.
     """
     # Imported here: scipy.stats takes a second to import and the app imports this module
-    # while it builds the page (as leaderboard.tracks.judge.metrics does).
+    # while it builds the page (as the tracks' metrics modules do).
     from scipy.stats import quantile
 
     alpha = (1.0 - level) / 2.0

@@ -19,7 +19,7 @@ import gradio as gr
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard.tracks.evalita.app import views
+from leaderboard.views import common as views
 
 logger = logging.getLogger(__name__)
 

@@ -209,7 +209,7 @@ class AppContext:
         """Validate and queue one request per chosen setting; raises ``SubmissionRejected``.
 
         ``track`` and the options it owns as in docs/TRACKS.md (its check runs first, e.g. a
-        judge's target is looked up in the results store before anything is queued).
+        run an option names is looked up in the results store before anything is queued).
         """
         form = SubmissionForm(
             model=model,

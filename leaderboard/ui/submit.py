@@ -3,7 +3,7 @@
 The form is derived from the tracks' specs: a track choice, the few-shot settings (shown for a
 track that has them), then each track's request options (``TrackSpec.option_fields`` that are
 on the form; a subset as checkboxes, free text as a box), each shown only while its track is
-chosen and sent to ``/submit`` under its key (``context``, ``judge_target``).
+chosen and sent to ``/submit`` under its key (the option's flag without dashes).
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def do_submit(
     """Run the submission; the refusal message is shown exactly as the validator wrote it, and a
     store that cannot be reached is named as such (nothing is written in either case).
 
-    ``option_values`` are the tracks' options by form key (``context``, ``judge_target``).
+    ``option_values`` are the tracks' options by form key (each option's flag without dashes).
     The submitter (for the per-submitter rate limit and queue fairness) is the Hugging Face
     sign-in when there is one, else a salted hash of the client address; with sign-in
     required an anonymous submission is refused (:mod:`eval_queue.identity`).

@@ -12,7 +12,9 @@ import pandas as pd
 
 from eval_queue.vocabulary import RunRef, short_revision
 
-MODEL, NOTE = "Model", "Note"
+RANK, MODEL, NOTE = "Rank", "Model", "Note"
+#: A run's tier (runs the data cannot tell apart) and a figure's 95 % interval, as headed.
+TIER, CI = "Tier", "95% CI"
 PARAMS, TYPE, PRECISION, REVISION = "Params (B)", "Type", "Precision", "Revision"
 #: The hidden last column of every table that lists runs: the row's :attr:`RunRef.key`, so a
 #: clicked row is resolved by its key and never by reading the rendered cells.
@@ -77,6 +79,19 @@ def format_params(params_b: object) -> str:
     return "—" if number is None else f"{number:.2f}"
 
 
+#: What an interval cell says when the run kept no per-item data: no interval, never a made-up one.
+NO_INTERVAL = "—"
+
+
+def interval_text(low: object, high: object, decimals: int = 2) -> str:
+    """A 95 % interval as every table shows it, ``52.10–55.30`` (values already on the shown scale);
+    :data:`NO_INTERVAL` when there is none."""
+    a, b = _float(low), _float(high)
+    if a is None or b is None:
+        return NO_INTERVAL
+    return f"{a:.{decimals}f}–{b:.{decimals}f}"
+
+
 def _float(value: object) -> float | None:
     if value is None or value is pd.NA:
         return None
@@ -88,7 +103,7 @@ def _float(value: object) -> float | None:
 
 
 def _num(value: object) -> float | None:
-    """A 0–100 value already rounded by :func:`leaderboard.tracks.evalita.metrics.percent`, as a float or ``None``.
+    """A 0–100 value already rounded by :func:`leaderboard.core.numbers.percent`, as a float or ``None``.
 
     The second rounding only strips float noise (``round(x, 2)`` of a two-decimal value is the value).
     """
@@ -159,3 +174,30 @@ def _plain(value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def linked(table: pd.DataFrame) -> pd.DataFrame:
+    """The same table with the Model column as links to the Hub (for HTML rendering)."""
+    if MODEL not in table.columns or table.empty:
+        return table
+    return table.assign(**{MODEL: table[MODEL].map(model_link)})
+
+
+def datatypes(table: pd.DataFrame) -> list[str]:
+    """gradio Dataframe datatypes: the model column is (escaped) HTML, numbers are numbers."""
+    kinds = []
+    for column in table.columns:
+        if column == MODEL:
+            kinds.append("html")
+        elif column != KEY_COLUMN and (
+            pd.api.types.is_numeric_dtype(table[column]) or column == RANK or column.startswith(TIER)
+        ):
+            kinds.append("number")
+        else:
+            kinds.append("str")
+    return kinds
+
+
+def to_csv(table: pd.DataFrame) -> str:
+    """The table as CSV, two decimals, without the hidden key column."""
+    return table.drop(columns=KEY_COLUMN, errors="ignore").to_csv(index=False, float_format="%.2f")

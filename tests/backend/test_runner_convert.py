@@ -130,6 +130,7 @@ def test_multiple_choice_detail_names_the_picked_and_the_gold_option() -> None:
         score=1.0,
         choices=["Sì", "No"],
         loglikelihoods=[-3.0, -1.0],
+        gold=1,
     )
 
 

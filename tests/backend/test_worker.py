@@ -19,8 +19,7 @@ import pytest
 
 from backend.__main__ import main as backend_main
 from backend.config import ExitCode, Outcome, WorkerConfig
-from backend.tracks import Evaluation, RunContext, StageError
-from backend.tracks.evalita.convert import IncompleteRunError
+from backend.tracks import Evaluation, IncompleteRunError, RunContext, StageError
 from backend.worker import run_once
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.queue import RequestQueue

@@ -21,8 +21,11 @@ from backend.config import ExitCode
 from backend.tracks.evalita.data import SAMPLE_DATA_DIR
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, utc_now
+from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
+from leaderboard.core.uncertainty import bootstrap_run
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind
 from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile
+from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, cps_figure, prompt_figure
 from tests.backend.conftest import Deployment, read_lines_until, status_is, wait_for
 from tests.support.tiny_model import TinyModel
 
@@ -96,6 +99,23 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
         for line in deployment.stores.details.read(f"{run.details_path}/te_p1.jsonl").splitlines()
     ]
     assert mc[0]["answer"] in mc[0]["choices"] and mc[0]["target"] in mc[0]["choices"]
+
+    # The per-item file beside the details, and every interval computed from it in the results.
+    items = items_from_parquet(deployment.stores.details.read(f"{run.details_path}/{ITEMS_FILE_NAME}"))
+    assert list(items.tasks) == sorted(task.id for task in SUITE)
+    assert items.tasks["ner"].parts == ("adg", "fic", "wn") and items.tasks["te"].n_items == 2
+    uncertainty = results.uncertainty
+    assert uncertainty is not None and (uncertainty.seed, uncertainty.n_resamples) == (20250621, 1000)
+    boot = bootstrap_run(items, EVALITA_KINDS)
+    for task in SUITE:
+        assert uncertainty.interval(cps_figure(task.id)) is not None
+        points = dict(zip(boot.tasks[task.id].prompts, boot.tasks[task.id].prompt_scores, strict=True))
+        for prompt_id, score in results.tasks[task.id].prompts.items():
+            interval = uncertainty.interval(prompt_figure(task.id, prompt_id))
+            assert interval is not None and 0.0 <= interval.low <= interval.high <= 1.0
+            # The items reproduce the published score (the bootstrap's point is the harness's).
+            assert points[prompt_id] == pytest.approx(score.score, abs=1e-12)
+    assert uncertainty.interval("mean_cps") is not None and "mean_cps" in uncertainty.draws
 
 
 def test_once_with_nothing_to_do_exits_0(deployment: Deployment) -> None:

@@ -145,14 +145,14 @@ def test_export_table_is_a_short_readable_ranking(data_dir: Path) -> None:
     done = _export(data_dir, "--format", "table", "--fewshot", "0")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["rank", "model", "shots", "precision", "data", "limit", "avg", "CPS",
+    assert lines[0].split() == ["rank", "tier", "model", "shots", "precision", "data", "limit", "avg", "CPS",
                                 "WIC", "TE", "SA", "HS", "FAQ", "AT", "LS", "NER", "REL", "SUM"]  # fmt: skip
     assert len(lines) == 1 + 6 and max(map(len, lines)) <= 120
-    assert lines[1].split()[:2] == ["1", "paper-dev/LLM-5"] and "45.57" in lines[1]
+    assert lines[1].split()[:3] == ["1", "-", "paper-dev/LLM-5"] and "45.57" in lines[1]
 
 
 def test_export_table_of_runs_that_are_not_ranked_shows_an_empty_rank_as_a_dash(tmp_path: Path) -> None:
     done = _export(_sample_store(tmp_path), "--format", "table", "--include-noncomparable")
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines()[1:]]
-    assert sorted((row[0], row[1]) for row in rows) == [("-", "paper-dev/LLM-1"), ("-", "paper-dev/LLM-2")]
+    assert sorted((row[0], row[2]) for row in rows) == [("-", "paper-dev/LLM-1"), ("-", "paper-dev/LLM-2")]

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from backend.tracks.evalita.data import DataSource, DataSourceError
 from backend.tracks.long_context.data import (
     HARNESS_DIR,
     prepare_long_context,
@@ -19,6 +18,7 @@ from backend.tracks.long_context.data import (
     read_hub_books,
     read_local_books,
 )
+from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet
 from tests.long_context.books import passage_book, qa, summary_book, tiny_library, write_books
 
@@ -134,7 +134,7 @@ def test_hub_source_offline_without_cache_says_what_is_missing(tmp_path):
     }
     code = (
         "from pathlib import Path\n"
-        "from backend.tracks.evalita.data import DataSourceError\n"
+        "from leaderboard.core.datasource import DataSourceError\n"
         "from backend.tracks.long_context.data import prepare_long_context\n"
         "try:\n"
         f"    prepare_long_context('hub', Path({str(tmp_path / 'work')!r}))\n"

@@ -40,7 +40,7 @@ def test_only_the_local_sets_have_multiple_choice():
 def test_settings_parse_in_canonical_order_and_unknown_ones_get_a_suggestion():
     assert d.parse_settings("full, 10K") == (d.ContextSetting.K10, d.ContextSetting.FULL)
     assert d.parse_settings(None) == d.parse_settings("") == tuple(d.ContextSetting)
-    with pytest.raises(d.UnknownNameError, match="Did you mean '50k'"):
+    with pytest.raises(d.UnknownNameError, match="Did you mean 50k"):
         d.parse_settings("50K,5k")
 
 

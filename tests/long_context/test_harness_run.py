@@ -11,7 +11,7 @@ from backend.provenance import stamp
 from backend.tracks.long_context.run import run_long_context
 from eval_queue.requests import EvalRequest, Precision
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet, harness_tasks
+from leaderboard.tracks.long_context.definition import ContextSetting, KeptSide, QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults
 from tests.long_context.books import passage_book, summary_book, write_books
 
@@ -38,6 +38,7 @@ def test_run_reports_every_set_of_every_setting_and_what_was_cut(tmp_path, tiny_
     assert results.run.context_settings == list(ContextSetting)
     assert results.run.data == "local:lib" and results.run.backend == "hf-book-cache"
     assert results.run.prefix_reuse is True and results.run.window_tokens == 2048
+    assert (results.run.kept_side, results.run.decode_cache) == (KeptSide.END, "static")
     for setting in ContextSetting:
         body = results.settings[setting]
         assert set(body.sets) == set(QuestionSet)
@@ -47,6 +48,7 @@ def test_run_reports_every_set_of_every_setting_and_what_was_cut(tmp_path, tiny_
         assert body.truncation.items == 4 + 2 + 2 + 1 + 1 + 1
         assert body.truncation.window_cut == 2  # lungo's two questions
         assert body.truncation.seen_tokens_min < body.truncation.context_tokens_mean
+        assert body.truncation.kept_side is KeptSide.END
     assert results.settings[ContextSetting.K10].truncation.words_cut == 2
     assert results.settings[ContextSetting.FULL].truncation.words_cut == 0
     assert results.settings[ContextSetting.K10].truncation.offered_words_mean < (

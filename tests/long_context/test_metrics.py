@@ -1,4 +1,5 @@
-"""The long-context metrics on hand-made cases (INDAQA2 §4, Table 3, Table 4, Appendix E)."""
+"""The long-context metrics on hand-made cases (INDAQA2 §4, Appendix E); the paper's own examples
+(Tables 3 and 4) are pinned in ``test_paper_examples.py``."""
 
 from __future__ import annotations
 
@@ -99,17 +100,6 @@ def test_meteor_paper_uses_wordnet_synonyms(wordnet):
     assert with_synonyms > without
 
 
-def test_meteor_paper_reproduces_table_3(wordnet):
-    references = ["A Bologna", "Verso la città di Bologna"]
-    anita = "Non andava da nessuna parte, stava seduta in un salotto di Bologna."
-    llama = (
-        "La marchesa stava andando a pranzo da Giorgio, il conte De Vinci, e poi avrebbe "
-        "accompagnato Mimy, la moglie di Carlo, a pranzo da lei."
-    )
-    assert m.meteor_paper(anita, references, wordnet) == pytest.approx(0.31, abs=0.01)
-    assert m.meteor_paper(llama, references, wordnet) == pytest.approx(0.13, abs=0.01)
-
-
 def test_meteor_is_the_maximum_over_references(wordnet):
     both = m.meteor_paper("Giacometta Maldi", ["Giacometta Maldi", "la ragazza"], wordnet)
     best = m.meteor_paper("Giacometta Maldi", ["Giacometta Maldi"], wordnet)
@@ -189,12 +179,6 @@ def test_there_are_fifteen_patterns_in_the_papers_order():
     assert m.MC_PATTERNS[14].pattern == r"^[ABCD]\.?$"
 
 
-def test_table_4_answer_is_extracted_as_b():
-    assert m.extract_letter("B. Da Ginevra").letter == "B"
-    scored = m.score_multiple_choice(" B. Da Ginevra", "D")
-    assert (scored.acc, scored.unparsed, scored.letter) == (0.0, 0.0, "B")
-
-
 def test_an_earlier_pattern_wins_over_a_later_one():
     # Pattern 6 ("Risposta: C") comes before 12 ("\nA. ") and 14 ("A. ").
     assert m.extract_letter("Risposta: C\nA. Carolina").letter == "C"
@@ -215,19 +199,3 @@ def test_a_bare_letter_after_the_cue_space_is_parsed():
 def test_mean_ignores_missing_scores():
     assert m.mean([1.0, None, 0.0]) == 0.5
     assert m.mean([None]) is None
-
-
-def test_meteor_paper_gives_table_3s_third_answer_0_75_where_the_paper_prints_0_89(wordnet):
-    """Why 0.75 and not the paper's 0.89 (see metrics.py, "Table 3, third row").
-
-    Best reference "A Bologna": 2 of the answer's 7 tokens match (`a`, `bologna`; the final
-    "." is a token), P = 2/7, R = 1, one chunk: Fmean = PR / (0.9 P + 0.1 R) = 0.80, penalty
-    0.5 · (1/2)³ = 0.0625, METEOR = 0.75.  Dropping the "." gives 0.78, dropping the penalty
-    0.83: with NLTK's alpha = 0.9 no tokenisation of this answer reaches 0.89 (that needs
-    P ≈ 2/3, a three-token answer such as "a Bologna."), so the paper scored a different string
-    than the one it prints, or other parameters.  The other two rows of Table 3 match.
-    """
-    references = ["A Bologna", "Verso la città di Bologna"]
-    minerva = "La marchesa stava andando a Bologna."
-    assert m.meteor_paper(minerva, references, wordnet) == pytest.approx(0.75)
-    assert m.meteor_paper("A Bologna.", references, wordnet) > 0.89

@@ -84,7 +84,7 @@ def _document(
         "schema": "evalita-llm-results/2",
         "track": "long-context",
         "model": {"id": f"org/{model}", "revision": "abc", "precision": "bfloat16"},
-        "run": {"num_fewshot": 0, "data": data, "context_settings": list(settings)},
+        "run": {"num_fewshot": 0, "data": data, "context_settings": list(settings), "kept_side": "end"},
         "settings": {s: {"sets": _sets(values), "truncation": TRUNCATION} for s in settings},
     }
 
@@ -161,3 +161,34 @@ def test_results_round_trip_through_json():
     local = run.settings[ContextSetting.K50].sets[QuestionSet.LOCAL]
     assert (local.n_oe, local.n_mc) == (10, 10)
     assert (local.em, local.acc, local.unparsed) == pytest.approx((0.0815, 0.2857, 0.1))
+
+
+@pytest.mark.parametrize(
+    ("run_fields", "variants"),
+    [
+        ({}, ()),
+        ({"kept_side": "start"}, ("window keeps the start",)),
+        ({"kept_side": None}, ("window keeps the start",)),  # written before the side was recorded
+        ({"chat_template": True}, ("chat template",)),
+    ],
+)
+def test_only_runs_measuring_as_the_paper_are_comparable(run_fields, variants):
+    document = _document("m", PAPER_10K["ANITA-8B"])
+    document["run"].update(run_fields)
+    run = LongContextResults.from_json(json.dumps(document).encode(), "r.json")
+    assert run.run.variants == variants
+    assert run.comparable is (not variants)
+    assert table5([run]).frame.empty is bool(variants)
+    [row] = export_table([run], include_noncomparable=True).to_dict("records")
+    assert row["variant"] == (", ".join(variants) or None)
+
+
+def test_a_variant_is_never_ranked_beside_the_papers_measurement():
+    paper = _results("paper", PAPER_10K["ANITA-8B"])
+    document = _document("start", PAPER_10K["Llama3.1-8B"])  # better in every column
+    document["run"]["kept_side"] = "start"
+    variant = LongContextResults.from_json(json.dumps(document).encode(), "v.json")
+    table = table5([paper, variant], include_noncomparable=True)
+    rows = dict(zip(table.frame["model"], table.best.itertuples(index=False), strict=True))
+    assert all(rows["org/paper"]), "the best of the comparable runs, whatever the variant scored"
+    assert all(rows["org/start"]), "and the variant is the best of its own kind only"

@@ -17,10 +17,12 @@ import pytest
 from backend.config import ExitCode
 from eval_queue.requests import Status
 from eval_queue.settings import Settings
+from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
 from leaderboard.state import PageState
 from leaderboard.tracks.long_context.app.tab import LongContextTab
-from leaderboard.tracks.long_context.definition import ContextSetting, QuestionSet, harness_tasks
+from leaderboard.tracks.long_context.definition import ContextSetting, KeptSide, QuestionSet, harness_tasks
 from leaderboard.tracks.long_context.schema import LongContextResults, parse_details
+from leaderboard.tracks.long_context.uncertainty import metric_figure
 from leaderboard.ui.context import AppContext
 from tests.backend.conftest import REPO_ROOT, Deployment
 from tests.long_context.books import book_text, passage_book, summary_book, write_books
@@ -67,10 +69,25 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
         True,
         False,
     )
+    # The paper's window rule by default: the prompt's end is kept, and recorded so.
+    assert (run.kept_side, run.variants) == (KeptSide.END, ())
+    assert {body.truncation.kept_side for body in results.settings.values()} == {KeptSide.END}
 
     assert run.details_path and run.details_path.endswith("_float32_long-context")
     paths = sorted(deployment.stores.details.list(run.details_path))
-    assert paths == sorted(f"{run.details_path}/{t.name}.jsonl" for t in harness_tasks())
+    items_path = f"{run.details_path}/{ITEMS_FILE_NAME}"
+    assert paths == sorted([items_path, *(f"{run.details_path}/{t.name}.jsonl" for t in harness_tasks())])
+    paths.remove(items_path)
+    # Every mean of the table has its interval, from the run's per-item file.
+    items = items_from_parquet(deployment.stores.details.read(items_path))
+    assert set(items.tasks) == {t.name for t in harness_tasks()}
+    assert results.uncertainty is not None
+    for setting, result in results.settings.items():
+        for question_set, scores in result.sets.items():
+            for metric in ("em", "meteor", "meteor_it", "acc"):
+                figure = metric_figure(setting.value, question_set.value, metric)
+                has = getattr(scores, metric) is not None
+                assert (results.uncertainty.interval(figure) is not None) == has, figure
     # The prompts held the book (12,000 words); the details hold the question, never the book.
     book_sentence = " ".join(book_text(40).split()[10:30])
     for path in paths:
@@ -140,3 +157,39 @@ def test_missing_long_context_data_claims_nothing(
     assert done.returncode == ExitCode.DATA_UNAVAILABLE, done.stderr[-3000:]
     assert "nothing claimed" in done.stderr
     assert deployment.status(request).status is Status.PENDING
+
+
+def test_a_worker_keeping_the_books_start_records_and_labels_a_variant(
+    deployment: Deployment, tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    lib = write_books(tmp_path / "lib", [summary_book("lungo", 12_000), passage_book("passi", 40)])
+    assert _submit(deployment, tiny_model, "--track", "long-context", "--context", "10k").returncode == 0
+    [request] = deployment.queue.listing().requests
+
+    done = deployment.worker("--once", "--data", f"local:{lib}", "--long-context-keep", "start", *FAST)
+
+    assert done.returncode == ExitCode.OK, done.stderr[-3000:]
+    finished = deployment.status(request)
+    assert finished.results_path
+    results = LongContextResults.from_json(
+        deployment.stores.results.read(finished.results_path), finished.results_path
+    )
+    assert results.run.kept_side is KeptSide.START
+    assert results.settings[ContextSetting.K10].truncation.kept_side is KeptSide.START
+    assert results.run.variants == ("window keeps the start",) and not results.comparable
+    exported = subprocess.run(
+        [sys.executable, "-m", "leaderboard", "export", "--track=long-context", "--format=json", *SHOW_ALL],
+        cwd=REPO_ROOT,
+        env=deployment.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert exported.returncode == 0, exported.stderr
+    [row] = json.loads(exported.stdout)
+    assert (row["variant"], row["kept_side"], row["comparable"]) == ("window keeps the start", "start", False)
+    ctx = AppContext(
+        settings=Settings(data_dir=deployment.root), stores=deployment.stores, queue=deployment.queue
+    )
+    values = LongContextTab().render(ctx, PageState(tab="long-context")).values
+    assert "window keeps the start" in values["table"]

@@ -133,3 +133,34 @@ def test_ner_details_rescore_both_sets(domain: str, cache: Path) -> None:
         answers = [r.answer for r in records]
         assert lm_eval_ner_f1(golds, answers) == harness_score
         assert 0.0 <= ner_f1_macro(golds, answers) <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("task_id", "yaml_name", "files"),
+    [
+        ("ls", "_evalita-mp_ls_p2.yaml", {"test": "ls/test.jsonl", "dev": "ls/dev.jsonl"}),
+        ("re", "_evalita-mp_re_p2.yaml", {"test": "re/test.jsonl", "dev": "re/dev.jsonl"}),
+    ],
+)
+def test_ls_and_re_details_keep_the_gold_their_scores_need(
+    task_id: str, yaml_name: str, files: dict, cache: Path
+) -> None:
+    """LS's target drops the annotator counts and RE's is ambiguous for a "35%": the structured
+    gold (``gold``, from the logged document) is what rescoring reads."""
+    from leaderboard.tracks.evalita.metric_sets import METRIC_SETS, MetricSet
+
+    task = mc_task(yaml_name, {split: SAMPLE_DIR / path for split, path in files.items()}, cache)
+    docs = list(task.test_docs())
+    rng = random.Random(task_id)
+    if task_id == "ls":
+        words = sorted({a["word"] for d in docs for a in d["answers"]})
+        answer = lambda doc, requests: [", ".join(rng.sample(words, rng.randint(0, 6)))]  # noqa: E731
+    else:
+        pairs = [f"{r[0]}${r[1]}" for d in docs for r in d["relations"]]
+        answer = lambda doc, requests: [rng.choice(["&&NOREL&&", "%".join(rng.sample(pairs, 2))])]  # noqa: E731
+    for _ in range(5):
+        samples = _logged_samples(task, answer)
+        harness_score = task.aggregation()["f1"]([s["f1"] for s in samples])
+        records = _stored(task_id, 1, samples)
+        assert all(r.gold is not None for r in records)
+        assert METRIC_SETS[MetricSet.LM_EVAL].metrics[task_id].score(records) == harness_score

@@ -107,6 +107,7 @@ def test_a_tab_is_added_by_registering_one_module_and_the_others_are_untouched(c
         "task",
         "model",
         "plots",
+        "compare",
         "long-context",
         "judges",
         "flavour",

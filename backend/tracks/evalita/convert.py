@@ -25,18 +25,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval_queue.errors import EvalitaError
+from backend.tracks import IncompleteRunError
 from leaderboard.tracks.evalita.definition import SUITE, HarnessTask, PromptSpec, TaskKind, TaskSpec
+from leaderboard.tracks.evalita.metric_sets import weighted_by_size
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     PromptScore,
     TaskResult,
     details_file_name,
 )
-
-
-class IncompleteRunError(EvalitaError):
-    """The harness output lacks a task or prompt of the suite, or a score is unusable."""
 
 
 @dataclass(frozen=True)
@@ -91,15 +88,7 @@ def prompt_score(
     if len(parts) == 1 and parts[0][0].part is None:
         only = parts[0][1]
         return PromptScore(score=only.score, stderr=only.stderr, n=only.n)
-    total = sum(s.n for _, s in parts)
-    combined = sum(s.score * s.n for _, s in parts) / total
-    return PromptScore(
-        score=min(max(combined, 0.0), 1.0),
-        stderr=None,
-        n=total,
-        parts={h.part or h.name: s.score for h, s in parts},
-        parts_n={h.part or h.name: s.n for h, s in parts},
-    )
+    return weighted_by_size([(h.part or h.name, s.score, s.n) for h, s in parts])
 
 
 def task_results(
@@ -146,10 +135,39 @@ def _mc_record(sample: Mapping[str, Any]) -> DetailRecord:
         score=float(picked == gold) if picked is not None and gold is not None else None,
         choices=choices,
         loglikelihoods=lls,
+        gold=gold,
     )
 
 
-def _gen_record(sample: Mapping[str, Any], metric: str) -> DetailRecord:
+# The dataset field holding each generative task's gold, and the two fields of each of its items:
+# what the metrics read besides the joined ``target`` (which loses LS's annotator counts, and is
+# ambiguous for a NER or RE text holding a separator).
+_GOLD_FIELDS: dict[str, tuple[str, tuple[str | int, str | int]]] = {
+    "ner": ("entities", ("entity_text", "type")),
+    "ls": ("answers", ("word", "count")),
+    "re": ("relations", (0, 1)),
+}
+
+
+def structured_gold(task_id: str, doc: Any) -> list[list[str | int]] | None:
+    """The gold items of a generative document as ``[[a, b], …]`` (None: no such task or field)."""
+    if task_id not in _GOLD_FIELDS or not isinstance(doc, Mapping):
+        return None
+    name, (first, second) = _GOLD_FIELDS[task_id]
+    items = doc.get(name)
+    if not isinstance(items, list):
+        return None
+    try:
+        return [[_gold_value(item[first]), _gold_value(item[second])] for item in items]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def _gold_value(value: Any) -> str | int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _gen_record(sample: Mapping[str, Any], task: TaskSpec) -> DetailRecord:
     arguments = sample.get("arguments") or []
     responses = sample.get("filtered_resps") or [""]
     answer = responses[0] if isinstance(responses, list | tuple) else responses
@@ -160,7 +178,8 @@ def _gen_record(sample: Mapping[str, Any], metric: str) -> DetailRecord:
         input=str(arguments[0][0]) if arguments else "",
         answer=str(answer),
         target=str(sample.get("target")),
-        score=_number(sample.get(metric)),
+        score=_number(sample.get(task.metric)),
+        gold=structured_gold(task.id, sample.get("doc")),
     )
 
 
@@ -170,9 +189,7 @@ def detail_records(
     """Per-sample records of one harness task (NER records carry their ``part``)."""
     records = []
     for sample in samples:
-        record = (
-            _mc_record(sample) if task.kind is TaskKind.MULTIPLE_CHOICE else _gen_record(sample, task.metric)
-        )
+        record = _mc_record(sample) if task.kind is TaskKind.MULTIPLE_CHOICE else _gen_record(sample, task)
         if harness.part is not None:
             record = record.model_copy(update={"part": harness.part})
         records.append(record)

@@ -4,18 +4,24 @@ A request runs every task of the suite unless it names a subset (``request.tasks
 a worker started with ``--tasks`` runs only those (its data may hold nothing else).
 A run of fewer than the ten tasks records them in ``run.tasks`` and carries their ids in
 its file names: it is labelled a subset and never ranked beside full runs.
+
+Beside the details, the run's per-item file (``items.parquet``, from lm-eval's logged samples)
+and, in the results file, every interval computed from it (``uncertainty``:
+:func:`leaderboard.tracks.evalita.uncertainty.evalita_summary`).  The harness's own bootstrap
+is off by default (``--bootstrap-iters 0``, recorded in ``run.bootstrap_iters``): the project's
+intervals replace its stderrs, and no process pool is started.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from backend.config import WorkerConfig
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
-from eval_queue.errors import EvalitaError
+from eval_queue.errors import EvalitaError, NotFoundError
 from eval_queue.requests import EvalRequest
 from leaderboard.tracks.evalita.definition import (
     SUITE,
@@ -24,7 +30,7 @@ from leaderboard.tracks.evalita.definition import (
     TaskSpec,
     all_harness_tasks,
 )
-from leaderboard.tracks.evalita.schema import EvalitaRunInfo
+from leaderboard.tracks.evalita.schema import DetailRecord, EvalitaRunInfo, MetricSetBlock, TaskResult
 
 if TYPE_CHECKING:
     from backend.runner import HarnessOutput
@@ -108,12 +114,74 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     subset = subset_ids(tasks)
     run = EvalitaRunInfo.model_validate({**output.run.model_dump(), "data": override.label, "tasks": subset})
     try:
-        body = {"tasks": convert.task_results(output.results, output.n_samples, tasks)}
+        task_results = convert.task_results(output.results, output.n_samples, tasks)
         details = convert.details_files(output.samples, tasks)
     except EvalitaError as exc:
         raise StageError("converting the harness output", exc) from exc
+    items, uncertainty = per_item_outputs(output.samples, tasks, task_results)
+    body: dict[str, Any] = {
+        "tasks": task_results,
+        "metric_sets": [specified_block(task_results, details, run.finished_at)],
+        **uncertainty,
+    }
+    details = {**details, **items}
     variant = EvalitaOptions(tasks=[EvalitaTask(t) for t in subset] if subset else None).variant()
     return Evaluation(run, body, details, variant, output.architecture)
+
+
+def per_item_outputs(
+    samples: Mapping[str, Sequence[Mapping[str, Any]]],
+    tasks: Sequence[TaskSpec],
+    published: Mapping[str, TaskResult],
+) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """The per-item file (``{"items.parquet": bytes}``) and the ``uncertainty`` body field.
+
+    Both empty, with a warning in the log, when the samples do not give per-item data that
+    reproduce the published scores: the run is then shown without intervals, never with
+    made-up ones (and it is published all the same).
+    """
+    from leaderboard.core.items import ITEMS_FILE_NAME, items_to_parquet
+    from leaderboard.tracks.evalita.uncertainty import evalita_run_items, evalita_summary
+
+    scores = {t: {p: s.score for p, s in result.prompts.items()} for t, result in published.items()}
+    try:
+        run_items = evalita_run_items(samples, tasks)
+        if not run_items.tasks:
+            log.warning("no per-item data in the harness output: the run has no intervals")
+            return {}, {}
+        summary = evalita_summary(run_items, scores)
+    except ValueError as exc:
+        log.warning("no intervals for this run: %s", exc)
+        return {}, {}
+    log.info(
+        "intervals: %d figures from %d items (%d resamples)",
+        len(summary.intervals),
+        sum(t.n_items for t in run_items.tasks.values()),
+        summary.n_resamples,
+    )
+    return {ITEMS_FILE_NAME: items_to_parquet(run_items)}, {"uncertainty": summary}
+
+
+def specified_block(
+    tasks: Mapping[str, TaskResult], details: Mapping[str, bytes], finished_at: str | None
+) -> MetricSetBlock:
+    """The ``as-specified`` scores of a run, from the very details files it publishes (what
+    ``python -m backend rescore`` would compute from them later: the same block)."""
+    from leaderboard.tracks.evalita.metric_sets import METRIC_SETS, MetricSet, block_of, score_run
+    from leaderboard.tracks.evalita.schema import details_file_name, parse_details
+
+    def read(task_id: str, prompt_id: str) -> list[DetailRecord]:
+        name = details_file_name(task_id, prompt_id)
+        if name not in details:
+            raise NotFoundError(name)
+        return parse_details(details[name], name)
+
+    prompts = {task_id: list(result.prompts) for task_id, result in tasks.items()}
+    spec = METRIC_SETS[MetricSet.AS_SPECIFIED]
+    scores = score_run(spec, prompts, read)
+    for task_id, reason in scores.skipped.items():
+        log.warning("as-specified %s not scored: %s", task_id, reason)
+    return block_of(spec, scores, "worker", finished_at or "")
 
 
 def _install_offline_metrics() -> None:

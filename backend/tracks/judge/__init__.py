@@ -6,6 +6,6 @@ torch and lm-eval only through :mod:`backend.runner`, and only once a run starts
 """
 
 from backend.tracks.judge.convert import JudgeRunError
-from backend.tracks.judge.run import DEFAULT_JUDGED_TASK, JudgeJob, run_judge
+from backend.tracks.judge.run import JudgeJob, run_judge
 
-__all__ = ["DEFAULT_JUDGED_TASK", "JudgeJob", "JudgeRunError", "run_judge"]
+__all__ = ["JudgeJob", "JudgeRunError", "run_judge"]

@@ -21,13 +21,13 @@ from pathlib import Path
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.provenance import precision_run, stamp
 from backend.tracks.judge.convert import JudgeRunError
-from backend.tracks.judge.run import DEFAULT_JUDGED_TASK, JudgeJob, run_judge
+from backend.tracks.judge.run import JudgeJob, run_judge
 from eval_queue.errors import EvalitaError
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.judge.data import JudgeDataError
-from leaderboard.tracks.judge.definition import TRACK, JudgeMode, JudgeProtocol
+from leaderboard.tracks.judge.definition import JUDGED_TASK, TRACK, JudgeMode, JudgeProtocol
 
 log = logging.getLogger("backend.tracks.judge")
 
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--precision", default="bfloat16", choices=("bfloat16", "float16", "float32"))
     parser.add_argument("--mode", choices=[m.value for m in JudgeMode], default=JudgeMode.META.value)
     parser.add_argument("--target", help="generations: results path of the run to judge")
-    parser.add_argument("--task", default=DEFAULT_JUDGED_TASK, help="generations: the generative task judged")
+    parser.add_argument("--task", default=JUDGED_TASK.value, help="generations: the generative task judged")
     parser.add_argument(
         "--prompt", action="append", default=[], help="generations: prompt ids (default: all)"
     )

@@ -42,7 +42,6 @@ from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from leaderboard.core.datasource import DataSource, DataSourceKind
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.evalita.definition import EvalitaTask
 from leaderboard.tracks.judge.data import (
     ANNOTATED_FILE,
     HubRows,
@@ -53,6 +52,7 @@ from leaderboard.tracks.judge.data import (
 )
 from leaderboard.tracks.judge.definition import (
     CRITERIA,
+    JUDGED_TASK,
     TRACK,
     Criterion,
     JudgeMode,
@@ -69,8 +69,6 @@ from leaderboard.tracks.judge.schema import (
 
 log = logging.getLogger(__name__)
 
-#: The generative task whose outputs are judged unless a job says otherwise.
-DEFAULT_JUDGED_TASK = EvalitaTask.SUM.value
 #: Inside a worker's ``local:<dir>`` data folder (beside the Evalita task folders).
 LOCAL_JUDGE_FOLDER = "judge"
 #: The worker option holding the ``paper`` protocol's examples file (``--judge-examples``).
@@ -86,7 +84,7 @@ class JudgeJob:
     mode: JudgeMode
     #: ``generations``: the results path of the run whose outputs are judged.
     target: str | None = None
-    task: str = DEFAULT_JUDGED_TASK
+    task: str = JUDGED_TASK.value
     #: Prompts of ``task`` to judge; empty: all of them.
     prompts: tuple[str, ...] = ()
     protocol: JudgeProtocol = JudgeProtocol.PROJECT

@@ -4,7 +4,8 @@ Inputs as ``lm_eval.simple_evaluate`` and :class:`BookCacheHFLM.run_report` give
 
 * ``results``: ``{task: {"em,none": float, "meteor,none": …, "acc,none": …, "unparsed,none": …}}``
 * ``samples``: ``{task: [{"doc_id", "doc": {question row}, "filtered_resps": [answer], "em", …}]}``
-* ``windows``: ``[{"task", "doc_id", "prefix_tokens", "seen_tokens"}]`` (one per request)
+* ``windows``: ``[{"task", "doc_id", "prefix_tokens", "seen_tokens"}]`` (one per request);
+  ``kept_side``: which end of a prompt longer than the window the model kept
 
 Every task the run named must be there with its scores in [0, 1], else
 :class:`IncompleteRunError` (a partial run is never published as FINISHED).
@@ -16,12 +17,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from backend.tracks.evalita.convert import IncompleteRunError
+from backend.tracks import IncompleteRunError
 from leaderboard.tracks.long_context.definition import (
     CONTEXT_SETTING_SPECS,
     AnswerKind,
     ContextSetting,
     HarnessTask,
+    KeptSide,
     Metric,
     QuestionSet,
     metrics_for,
@@ -82,8 +84,9 @@ def truncation_stats(
     windows: Mapping[WindowKey, Mapping[str, Any]],
     book_words: Mapping[str, int],
     window_tokens: int | None,
+    kept_side: KeptSide | None = None,
 ) -> TruncationStats:
-    """Cut counts and tokens seen over every item (OE and MC) of one setting."""
+    """Cut counts and tokens seen over every item (OE and MC) of one setting, and the side kept."""
     max_words = CONTEXT_SETTING_SPECS[setting].max_words
     offered, context, seen, fractions = [], [], [], []
     words_cut = window_cut = 0
@@ -112,6 +115,7 @@ def truncation_stats(
         seen_tokens_min=min(seen),
         seen_fraction_mean=sum(fractions) / len(fractions),
         window_tokens=window_tokens,
+        kept_side=kept_side,
     )
 
 
@@ -122,6 +126,7 @@ def settings_body(
     windows: Sequence[Mapping[str, Any]],
     book_words: Mapping[str, int],
     window_tokens: int | None = None,
+    kept_side: KeptSide | None = None,
 ) -> dict[ContextSetting, SettingResult]:
     """The ``settings`` body: per setting the four question sets and the truncation statistics."""
     index = window_index(windows)
@@ -130,7 +135,9 @@ def settings_body(
         of_setting = [t for t in tasks if t.setting is setting]
         body[setting] = SettingResult(
             sets={qs: set_scores(qs, of_setting, results, samples) for qs in QuestionSet},
-            truncation=truncation_stats(setting, of_setting, samples, index, book_words, window_tokens),
+            truncation=truncation_stats(
+                setting, of_setting, samples, index, book_words, window_tokens, kept_side
+            ),
         )
     return body
 

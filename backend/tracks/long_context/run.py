@@ -9,9 +9,10 @@ The worker calls :func:`evaluate` (the spec's runner), which runs :func:`run_lon
     evaluation.details_jsonl()  # {"<task>.jsonl": bytes}
 
 The harness runs through :func:`backend.runner.run_harness` with the track's model class
-(:data:`backend.tracks.long_context.lm.MODEL_NAME`, the ``hf`` model that cuts the book,
-not the question, and reuses each book's KV cache), the model loaded once for every
-setting; progress and an ETA per setting go to the log.  Only ``hf`` is supported.
+(:data:`backend.tracks.long_context.lm.MODEL_NAME`: the ``hf`` model that reads what lm-eval's
+``hf`` reads — the prompt's last tokens when it does not fit — and shares each book's
+prefill), the model loaded once for every setting; progress and an ETA per setting go to the
+log.  Only ``hf`` is supported.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
 from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.core.schema import RunInfo
-from leaderboard.tracks.long_context.definition import ContextSetting, parse_settings
+from leaderboard.core.summary import ITEMS_FILE_NAME, UncertaintySummary
+from leaderboard.tracks.long_context.definition import (
+    PAPER_KEPT_SIDE,
+    ContextSetting,
+    KeptSide,
+    Metric,
+    parse_settings,
+)
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextRunInfo, SettingResult
 
 log = logging.getLogger(__name__)
@@ -45,12 +53,18 @@ class LongContextEvaluation:
     details: dict[str, list[LongContextDetail]]
     data: LongContextData
     architecture: str | None = None
+    #: The per-item file's bytes and the intervals computed from it (None: no per-item data).
+    items: bytes | None = None
+    uncertainty: UncertaintySummary | None = None
 
     def evaluation(self, variant: str | None) -> Evaluation:
         """What the worker publishes (:class:`~backend.tracks.Evaluation`) for a run of ``variant``."""
-        return Evaluation(
-            self.run, {"settings": self.settings}, self.details_jsonl(), variant, self.architecture
-        )
+        body: dict[str, Any] = {"settings": self.settings}
+        details = self.details_jsonl()
+        if self.items is not None and self.uncertainty is not None:
+            body["uncertainty"] = self.uncertainty
+            details[ITEMS_FILE_NAME] = self.items
+        return Evaluation(self.run, body, details, variant, self.architecture)
 
     def details_jsonl(self) -> dict[str, bytes]:
         """One JSONL file per harness task, named ``<task>.jsonl``."""
@@ -91,6 +105,8 @@ def _run_info(data: LongContextData, run: RunInfo, report: dict[str, Any]) -> Lo
         prefix_reuse=report.get("reuse_prefix"),
         prefill_tokens=report.get("prefill_tokens"),
         window_tokens=report.get("max_length"),
+        kept_side=report.get("kept_side"),
+        decode_cache=report.get("decode_cache"),
     )
 
 
@@ -101,14 +117,18 @@ def run_long_context(
     workdir: Path,
     options: RunOptions,
     *,
+    keep: str | KeptSide = KeptSide.END,
     reuse_prefix: bool = True,
     on_progress: Callable[[str], None] | None = None,
 ) -> LongContextEvaluation:
     """Prepare the data for ``settings`` (default all three), run the harness once, convert.
 
-    Raises :class:`backend.tracks.evalita.data.DataSourceError` for bad data (before the model loads),
+    ``keep``: which end of a prompt longer than the model's window is kept (``end``, the
+    paper's harness, or the ``start`` variant; :class:`KeptSide`).
+
+    Raises :class:`~leaderboard.core.datasource.DataSourceError` for bad data (before the model loads),
     :class:`HarnessError` when the harness cannot run, and
-    :class:`backend.tracks.evalita.convert.IncompleteRunError` when a task or score is missing.
+    :class:`~backend.tracks.IncompleteRunError` when a task or score is missing.
     """
     from backend import runner
     from backend.tracks.long_context import convert
@@ -127,30 +147,72 @@ def run_long_context(
         # The track's own tasks only: no built-in task is indexed or could be read instead.
         task_manager_kwargs={"include_path": str(data.include_path), "include_defaults": False},
         model_class=MODEL_NAME,
-        model_kwargs={"reuse_prefix": reuse_prefix, "progress_interval_s": options.progress_interval_s},
+        model_kwargs={
+            "reuse_prefix": reuse_prefix,
+            "keep": KeptSide.parse(str(keep)).value,
+            "progress_interval_s": options.progress_interval_s,
+        },
         on_progress=on_progress,
     )
     drop_prompts(output.samples)
     report = output.model_report
     windows = report.get("windows", [])
     settings_body = convert.settings_body(
-        data.tasks, output.results, output.samples, windows, data.book_words, report.get("max_length")
+        data.tasks,
+        output.results,
+        output.samples,
+        windows,
+        data.book_words,
+        report.get("max_length"),
+        KeptSide(report["kept_side"]) if report.get("kept_side") else None,
     )
     run = _run_info(data, output.run, report)
     for setting, result in settings_body.items():
         cut = result.truncation
         log.info(
-            "setting %s: %d items, %d cut to the setting's words, %d cut to the window; "
+            "setting %s: %d items, %d cut to the setting's words, %d cut to the window (its %s kept); "
             "the model saw %.0f of %.0f context tokens on average",
             setting.value,
             cut.items,
             cut.words_cut,
             cut.window_cut,
+            cut.kept_side.value if cut.kept_side else "?",
             cut.seen_tokens_mean,
             cut.context_tokens_mean,
         )
     details = convert.detail_records(data.tasks, output.samples, windows)
-    return LongContextEvaluation(run, settings_body, details, data, output.architecture)
+    items, uncertainty = per_item_outputs(output.samples, settings_body)
+    return LongContextEvaluation(run, settings_body, details, data, output.architecture, items, uncertainty)
+
+
+def per_item_outputs(
+    samples: Mapping[str, Sequence[Mapping[str, Any]]], settings: Mapping[ContextSetting, SettingResult]
+) -> tuple[bytes | None, UncertaintySummary | None]:
+    """The per-item file and the intervals of every mean, from the logged samples.
+
+    ``(None, None)``, with a warning in the log, when the samples do not reproduce the published
+    means: the run is then published without intervals, never with made-up ones.
+    """
+    from leaderboard.core.items import items_to_parquet
+    from leaderboard.tracks.long_context.uncertainty import long_context_run_items, long_context_summary
+
+    published = {
+        setting.value: {
+            question_set.value: scores.model_dump(include={m.value for m in Metric})
+            for question_set, scores in result.sets.items()
+        }
+        for setting, result in settings.items()
+    }
+    try:
+        run_items = long_context_run_items(samples)
+        if not run_items.tasks:
+            log.warning("no per-item data in the harness output: the run has no intervals")
+            return None, None
+        summary = long_context_summary(run_items, published)
+    except ValueError as exc:
+        log.warning("no intervals for this run: %s", exc)
+        return None, None
+    return items_to_parquet(run_items), summary
 
 
 def check_data(config: WorkerConfig, request: EvalRequest | None = None) -> None:
@@ -167,8 +229,9 @@ def check_data(config: WorkerConfig, request: EvalRequest | None = None) -> None
 def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
     """The track's runner (its spec's ``runner``): the request's settings on the worker's data.
 
-    No ``context_settings`` means all three.  One details file per harness task (question,
-    references, answer, letter, scores and tokens seen; never the book).
+    No ``context_settings`` means all three; the worker's ``--long-context-keep`` (the spec's
+    worker option) says which end of a prompt longer than the window is kept.  One details file
+    per harness task (question, references, answer, letter, scores and tokens seen; never the book).
     """
     chosen = request.options.context_settings
     settings = [s.value for s in chosen] if chosen else None
@@ -179,6 +242,7 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             config.data,
             context.workdir,
             config.harness,
+            keep=config.track_options.get("long_context_keep", PAPER_KEPT_SIDE),
             on_progress=context.progress.beat,
         )
     except EvalitaError as exc:

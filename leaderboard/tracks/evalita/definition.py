@@ -35,7 +35,6 @@ harness's ``p1`` and the second row ``p2``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -47,6 +46,7 @@ from typing import Any
 from pydantic import field_validator
 
 from eval_queue.errors import EvalitaError
+from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, canonical_subset, option
 from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # the suite's settings, defined once
 
@@ -88,6 +88,23 @@ class EvalitaOptions(TrackOptions):
 
     def variant(self) -> str | None:
         return "-".join(task.value for task in self.tasks) if self.tasks else None
+
+
+class MetricSet(StrEnum):
+    """The metric sets a prompt score may come from (link value, export option, results block name):
+    ``lm-eval`` (what the harness computes: the paper's tables) and ``as-specified`` (the paper's own
+    metrics); :mod:`leaderboard.tracks.evalita.metric_sets` defines them."""
+
+    LM_EVAL = "lm-eval"
+    AS_SPECIFIED = "as-specified"
+
+    @property
+    def label(self) -> str:
+        return "lm-eval" if self is MetricSet.LM_EVAL else "as specified"
+
+
+DEFAULT_METRIC_SET = MetricSet.LM_EVAL
+METRIC_SET_NAMES: tuple[str, ...] = tuple(m.value for m in MetricSet)
 
 
 def parse_task_ids(text: str) -> tuple[str, ...]:
@@ -251,9 +268,7 @@ class TaskSpec:
             return self._prompts_by_id[prompt_id]
         except KeyError:
             raise UnknownTaskError(
-                _unknown_message(
-                    f"prompt {prompt_id!r} for task {str(self.id)!r}", prompt_id, self.prompt_ids
-                )
+                unknown_name("prompt", prompt_id, self.prompt_ids, f" for task {str(self.id)!r}")
             ) from None
 
 
@@ -265,12 +280,6 @@ def _unique_index(items: tuple[PromptSpec, ...] | tuple[TaskSpec, ...], what: st
             raise ValueError(f"{what} {str(item.id)!r} is defined twice")
         index[item.id] = item
     return MappingProxyType(index)
-
-
-def _unknown_message(what: str, value: str, valid: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(value, valid, n=1)
-    hint = f" Did you mean {close[0]}?" if close else ""
-    return f"Unknown {what}.{hint} Valid: {', '.join(valid)}."
 
 
 def _mc_prompts(
@@ -670,7 +679,7 @@ def get_task(task_id: str) -> TaskSpec:
     try:
         return TASKS[task_id]
     except KeyError:
-        raise UnknownTaskError(_unknown_message(f"task {task_id!r}", task_id, TASK_IDS)) from None
+        raise UnknownTaskError(unknown_name("task", task_id, TASK_IDS)) from None
 
 
 def tasks_of_kind(kind: TaskKind) -> tuple[TaskSpec, ...]:

@@ -43,6 +43,28 @@ class TaskResult(BaseModel):
     prompts: dict[str, PromptScore]
 
 
+class MetricSetBlock(BaseModel):
+    """The prompt scores of one metric set at one version, beside the harness's ``tasks`` **[project]**.
+
+    Written by the worker at publish time and by ``python -m backend rescore`` from the run's
+    details (:mod:`leaderboard.tracks.evalita.metric_sets`).  It holds only the tasks the set
+    scores differently from lm-eval (each :class:`TaskResult` names its metric); the other
+    tasks of the set are the harness's numbers in ``tasks``.  Blocks are only ever added: a
+    new version of a set's metrics adds a block and keeps the older ones.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    version: int
+    #: Who computed it: ``worker`` (at publish time) or ``rescore`` (later, from the details).
+    computed_by: str
+    computed_at: str
+    tasks: dict[str, TaskResult]
+    #: Tasks of the run the set could not score, with the reason (e.g. what the details lack).
+    skipped: dict[str, str] = Field(default_factory=dict)
+
+
 class EvalitaRunInfo(RunInfo):
     """The shared ``run`` block plus what an Evalita run adds: the tasks of a subset run."""
 
@@ -63,6 +85,13 @@ class ResultsFile(ResultsEnvelope):
     track: str = TRACK
     run: EvalitaRunInfo
     tasks: dict[str, TaskResult]
+    #: Other metric sets' scores, computed from the details (absent in older files) **[project]**.
+    metric_sets: list[MetricSetBlock] = Field(default_factory=list)
+
+    def metric_set_block(self, name: str, version: int) -> MetricSetBlock | None:
+        """The block of metric set ``name`` at ``version``, if the file has one (the last if several)."""
+        found = [block for block in self.metric_sets if block.name == name and block.version == version]
+        return found[-1] if found else None
 
     @property
     def comparable(self) -> bool:
@@ -83,6 +112,10 @@ class DetailRecord(BaseModel):
     # Multiple choice: the options offered and the log-likelihood of each.
     choices: list[str] | None = None
     loglikelihoods: list[float] | None = None
+    # The gold as the metric reads it, from the dataset row [project] (absent in older details):
+    # multiple choice the gold option's index; NER [[text, type], …]; RE [[result, test], …];
+    # LS [[substitute, annotators], …].  ``target`` is only its joined string.
+    gold: int | list[list[str | int]] | None = None
 
 
 def parse_details(data: bytes, path: str) -> list[DetailRecord]:

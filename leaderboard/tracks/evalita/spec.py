@@ -6,6 +6,7 @@ from __future__ import annotations
 from eval_queue.tracks import TrackSpec, WorkerOption
 from leaderboard.tracks.evalita.definition import (
     FEWSHOT_SETTINGS,
+    METRIC_SET_NAMES,
     TRACK,
     EvalitaOptions,
     parse_task_ids,
@@ -28,9 +29,11 @@ SPEC = TrackSpec(
         ),
     ),
     hub_datasets=suite_datasets(),
+    metric_sets=METRIC_SET_NAMES,
     results_type="leaderboard.tracks.evalita.schema:ResultsFile",
     runner="backend.tracks.evalita.run:evaluate",
     check_data="backend.tracks.evalita.run:check_data",
+    rescore="backend.tracks.evalita.rescore:main",
     parse_results=f"{_APP}.results:parse_results_file",
     export=f"{_APP}.export:export_results",
     snapshot=f"{_APP}.views.board:Board.of_store",
@@ -39,6 +42,7 @@ SPEC = TrackSpec(
         f"{_APP}.tab.task:TaskTab",
         f"{_APP}.tab.model:ModelTab",
         f"{_APP}.tab.plots:PlotsTab",
+        f"{_APP}.tab.compare:CompareTab",
     ),
     about=f"{_APP}.about:about_markdown",
 )

@@ -314,6 +314,177 @@ def lm_eval_ner_f1(golds: Sequence[Sequence[Entity]], answers: Sequence[str]) ->
     return _mean(f1[:-1]) if len(f1) > 1 else f1[0]
 
 
+# --------------------------------------------------------------------------- TE, FAQ, AT
+
+
+def accuracy(golds: Sequence[int], preds: Sequence[int]) -> float:
+    """TE, FAQ, AT (both sets): lm-eval's ``acc`` — the mean of per-sample 1.0/0.0, as its ``mean``."""
+    if len(golds) != len(preds):
+        raise ValueError(f"{len(golds)} gold labels but {len(preds)} predictions")
+    return mean([1.0 if gold == pred else 0.0 for gold, pred in zip(golds, preds, strict=True)])
+
+
+# --------------------------------------------------------------------------- LS
+
+#: A lexical substitution gold: the annotators' substitutes with how many annotators gave each.
+Substitute = tuple[str, int]
+_LS_MAX_ANSWERS = 10
+_LS_PIECE = re.compile(r"[^,]+")
+
+
+def _ls_words_and_counts(gold: Sequence[Substitute]) -> tuple[list[str], list[int]]:
+    """Upstream's ``_ls_gold_to_target`` then ``_ls_split_gold``: the round trip through
+    ``word$$count::…`` that the harness makes, quirks and all."""
+    if not gold:
+        return [], []
+    joined = "".join(f"{word}$${count}::" for word, count in gold)
+    if joined[-2] == ":":
+        joined = joined[:-2]
+    words: list[str] = []
+    counts: list[int] = []
+    for piece in joined.split("::"):
+        if "$$" in piece:
+            word, count = piece.split("$$")
+            words.append(word)
+            try:
+                counts.append(int(count))
+            except ValueError:
+                counts.append(0)
+    return words, counts
+
+
+def _ls_answer_words(answer: str) -> list[str]:
+    """Upstream's ``split_text_with_regex`` on the first line, at most ten, the last kept to letters."""
+    found: list[str] = []
+    for match in _LS_PIECE.findall(answer.split("\n")[0]):
+        if match.startswith('"') and match.endswith('"'):
+            found.extend(_LS_PIECE.findall(match[1:-1]))
+        else:
+            found.append(match)
+    words = [word.strip().replace('"', "") for word in found][:_LS_MAX_ANSWERS]
+    if words:
+        words[-1] = "".join(char for char in words[-1] if char.isalpha())
+    return words
+
+
+def lm_eval_ls_item(gold: Sequence[Substitute], answer: str) -> tuple[float, int, int]:
+    """Upstream's ``ls_process_results`` for one context: (credit, has answer, has annotation).
+
+    The credit sums the annotator counts of the answer's words found among the substitutes (a
+    word named twice counts twice) over all the counts (out-of-ten scoring, not divided by the
+    number of answers).
+    """
+    words, counts = _ls_words_and_counts(gold)
+    answers = _ls_answer_words(answer)
+    credit: float = 0
+    for word in answers:
+        if word in words:
+            credit += counts[words.index(word.strip())]
+    total = sum(counts)
+    if total != 0:
+        credit = credit / total
+    return credit, 0 if not answers else 1, 0 if not words else 1
+
+
+def lm_eval_ls_f1(golds: Sequence[Sequence[Substitute]], answers: Sequence[str]) -> float:
+    """LS (both sets): upstream's ``_aggreg_ls`` — precision Σcredit/|answered|, recall
+    Σcredit/|annotated| (each over 1 when 0), their F1."""
+    if len(golds) != len(answers):
+        raise ValueError(f"{len(golds)} gold contexts but {len(answers)} answers")
+    if not golds:
+        raise ValueError("no samples")
+    items = [lm_eval_ls_item(gold, answer) for gold, answer in zip(golds, answers, strict=True)]
+    credit = sum([item[0] for item in items])
+    answered = sum([item[1] for item in items])
+    annotated = sum([item[2] for item in items])
+    precision = credit / (answered if answered != 0 else 1)
+    recall = credit / (annotated if annotated != 0 else 1)
+    return 0 if precision + recall == 0 else (2 * precision * recall) / (precision + recall)
+
+
+# --------------------------------------------------------------------------- RE
+
+#: A relation of the RE task: (laboratory result, test), e.g. ("<0.005 mUI/L", "TSH").
+Relation = tuple[str, str]
+NO_RELATIONS = "&&NOREL&&"
+_RE_EMPTY_TARGETS = (NO_RELATIONS, NO_ENTITIES)  # upstream's re_doc_to_target writes &&NOENT&&
+_DELETED = ("DELETED", "DELETED")
+
+
+def parse_rel_target(target: str) -> list[Relation]:
+    """The gold relations of a RE details record, from its ``target`` (``re_doc_to_target``).
+
+    ``result$test`` pairs joined by ``%``.  A text holding ``%`` or ``$`` (``7.5%`` of HbA1c)
+    makes the joined string ambiguous: :class:`ValueError`, never a guess.
+    """
+    if target in _RE_EMPTY_TARGETS:
+        return []
+    relations = []
+    for piece in target.split("%"):
+        parts = piece.split("$")
+        if len(parts) != 2:
+            raise ValueError(f"RE target {target!r} cannot be split into result$test pairs unambiguously")
+        relations.append((parts[0], parts[1]))
+    return relations
+
+
+def _rel_answer(answer: str) -> list[Any]:
+    """Upstream's ``_rel_process_raw_output``; its empty-answer sentinel "WRONG" never matches."""
+    if NO_RELATIONS in answer:
+        return []
+    if answer == "":
+        return ["WRONG"]
+    relations: list[Any] = []
+    for piece in answer.split("%"):
+        parts = piece.split("$")
+        relations.append((parts[0].strip(), "" if len(parts) < 2 else parts[1].strip()))
+    return relations
+
+
+def lm_eval_rel_labels(gold: Sequence[Relation], answer: str) -> tuple[list[int], list[int]]:
+    """Upstream's ``rel_process_results_v3`` for one document: (predicted labels, gold labels).
+
+    One slot per gold relation (label 1), predicted 1 when an answer pair equals it; a document
+    without relations is one slot labelled 0.  Extra answer pairs add (gold 0, predicted 1)
+    slots — skipping, as upstream does, those among the *first* ones that matched.
+    """
+    has_answer = NO_RELATIONS not in answer
+    if not has_answer:
+        return ([0] * len(gold), [1] * len(gold)) if gold else ([0], [0])
+    if not gold:
+        return [1], [0]
+    results = _rel_answer(answer)
+    gold_labels = [1] * len(gold)
+    res_labels = [0] * len(gold)
+    for i, (result, test) in enumerate(gold):
+        for j, found in enumerate(results):
+            if found[0] == result and found[1] == test:
+                res_labels[i] = 1
+                results[j] = _DELETED
+    for i in range(len(results) - len(gold)):
+        if results[i] == _DELETED:
+            continue
+        res_labels.append(1)
+        gold_labels.append(0)
+    return res_labels, gold_labels
+
+
+def lm_eval_rel_f1(golds: Sequence[Sequence[Relation]], answers: Sequence[str]) -> float:
+    """RE (both sets): upstream's ``_aggreg_rel`` — scikit-learn's F1-macro over every slot of
+    :func:`lm_eval_rel_labels` (the F1 of "relation" and of "no relation", averaged)."""
+    if len(golds) != len(answers):
+        raise ValueError(f"{len(golds)} gold documents but {len(answers)} answers")
+    if not golds:
+        raise ValueError("no samples")
+    all_pred: list[int] = []
+    all_gold: list[int] = []
+    for gold, answer in zip(golds, answers, strict=True):
+        pred, ref = lm_eval_rel_labels(gold, answer)
+        all_pred.extend(pred)
+        all_gold.extend(ref)
+    return f1_macro(all_gold, all_pred)
+
+
 # --------------------------------------------------------------------------- SUM (ROUGE-1)
 
 # A run of Unicode letters or digits (no underscore): [a-z0-9] widened to every script.
@@ -382,15 +553,23 @@ def mean(values: Sequence[float]) -> float:
 __all__ = [
     "NER_TYPES",
     "NO_ENTITIES",
+    "NO_RELATIONS",
     "SA_POLARITIES",
     "Entity",
     "ItalianTokenizer",
+    "Relation",
+    "Substitute",
+    "accuracy",
     "f1_macro",
     "f1_per_label",
     "italian_tokens",
     "lm_eval_f1",
+    "lm_eval_ls_f1",
+    "lm_eval_ls_item",
     "lm_eval_ner_f1",
     "lm_eval_ner_labels",
+    "lm_eval_rel_f1",
+    "lm_eval_rel_labels",
     "mc_gold",
     "mc_prediction",
     "mean",
@@ -398,6 +577,7 @@ __all__ = [
     "ner_f1_macro",
     "parse_ner_answer",
     "parse_ner_target",
+    "parse_rel_target",
     "rouge1_italian",
     "rouge1_italian_batch",
     "rouge1_lm_eval",

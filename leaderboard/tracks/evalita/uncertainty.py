@@ -1,7 +1,7 @@
-"""Evalita's per-item statistics: from lm-eval's per-sample records to :class:`TaskItems`.
+"""Evalita's per-item statistics: from lm-eval's per-sample records to :class:`TaskItems`, and
+the run's intervals as its results file keeps them (:func:`evalita_summary`).
 
-**To be moved into the Evalita track package** (``leaderboard/tracks/evalita/``, issue 19): it is
-the Evalita-specific half of the uncertainty engine (``leaderboard.core.uncertainty`` is the
+The Evalita-specific half of the uncertainty engine (``leaderboard.core.uncertainty`` is the
 generic half).  Pure: imports neither torch nor lm-eval.
 
 How each task's metric (lm-eval 0.4.13, ``lm_eval/tasks/evalita_llm``) maps to per-item
@@ -52,7 +52,17 @@ from leaderboard.core.metric_kinds import (
     per_label_f1,
     sequential_sum,
 )
-from leaderboard.tracks.evalita.definition import SUITE, TRACK, TaskSpec
+from leaderboard.core.summary import UncertaintySummary, figure_path
+from leaderboard.core.uncertainty import (
+    DEFAULT_CONFIG,
+    BootstrapConfig,
+    DrawCache,
+    Interval,
+    RunBootstrap,
+    RunUncertainty,
+    bootstrap_run,
+)
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TRACK, TaskSpec
 
 # --------------------------------------------------------------------------- Evalita's own aggregations
 
@@ -255,3 +265,70 @@ def evalita_run_items(
         if items is not None:
             found[task.id] = items
     return RunItems(track=TRACK, tasks=found)
+
+
+# --------------------------------------------------------------------------- what the results file keeps
+
+#: The figure of the mean CPS over the ten tasks (what the ranking and its tiers use).
+MEAN_CPS_FIGURE = "mean_cps"
+
+
+def prompt_figure(task_id: str, prompt_id: str) -> str:
+    """``tasks/<task>/prompts/<prompt>``: a prompt score's name in the ``uncertainty`` block."""
+    return figure_path("tasks", task_id, "prompts", prompt_id)
+
+
+def cps_figure(task_id: str) -> str:
+    """``tasks/<task>/cps``: a task's CPS (derived at read time) in the ``uncertainty`` block."""
+    return figure_path("tasks", task_id, "cps")
+
+
+def summary_of(kept: RunUncertainty, config: BootstrapConfig) -> UncertaintySummary:
+    """The ``uncertainty`` block of a run from its kept intervals (and the mean CPS's draws)."""
+    intervals: dict[str, Interval] = {}
+    for task_id, prompts in kept.prompt_intervals.items():
+        for prompt_id, interval in prompts.items():
+            intervals[prompt_figure(task_id, prompt_id)] = interval
+        intervals[cps_figure(task_id)] = kept.cps_intervals[task_id]
+    draws = {}
+    if kept.mean_cps_interval is not None and kept.mean_cps_draws is not None and kept.mean_key:
+        intervals[MEAN_CPS_FIGURE] = kept.mean_cps_interval
+        draws[MEAN_CPS_FIGURE] = (kept.mean_key, kept.mean_cps_draws)
+    return UncertaintySummary.build(config, intervals, draws)
+
+
+def published_mismatches(
+    boot: RunBootstrap, published: Mapping[str, Mapping[str, float | None]], tolerance: float = 1e-9
+) -> list[str]:
+    """Where the per-item data do not reproduce the published prompt scores (empty: they all do).
+
+    The bootstrap's point scores equal lm-eval's aggregations bit for bit
+    (``tests/uncertainty/test_evalita_exactness.py``); the tolerance only absorbs the last-bit
+    rounding of the NER domains' weighted average in :mod:`backend.tracks.evalita.convert`.
+    """
+    problems = []
+    for task_id, task in boot.tasks.items():
+        for prompt_id, point in zip(task.prompts, task.prompt_scores, strict=True):
+            score = published.get(task_id, {}).get(prompt_id)
+            if score is None or abs(float(point) - score) > tolerance:
+                problems.append(f"{task_id}/{prompt_id}: items give {float(point)!r}, published {score!r}")
+    return problems
+
+
+def evalita_summary(
+    run: RunItems,
+    published: Mapping[str, Mapping[str, float | None]] | None = None,
+    config: BootstrapConfig = DEFAULT_CONFIG,
+    cache: DrawCache | None = None,
+) -> UncertaintySummary:
+    """Every interval of a run (prompt scores, task CPS, the mean CPS over the ten tasks).
+
+    With ``published`` (task → prompt → score), raises ``ValueError`` listing the prompts whose
+    per-item data do not reproduce the published score: an interval around another number
+    would be a made-up one.
+    """
+    boot = bootstrap_run(run, EVALITA_KINDS, config, cache)
+    if published is not None and (problems := published_mismatches(boot, published)):
+        shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise ValueError(f"the per-item data do not reproduce the published scores: {shown}")
+    return summary_of(RunUncertainty.of(boot, TASK_IDS), config)

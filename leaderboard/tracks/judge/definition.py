@@ -25,7 +25,6 @@ the result columns (:mod:`leaderboard.tracks.judge.app.tables`) and the About pa
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -37,10 +36,14 @@ from typing import Any
 from pydantic import field_validator, model_validator
 
 from eval_queue.errors import EvalitaError
+from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, option
+from leaderboard.tracks.evalita.definition import EvalitaTask
 
 #: The track's name in request and results files (its spec: :mod:`.spec`).
 TRACK = "judge"
+#: The generative Evalita task whose outputs a judge of generations scores.
+JUDGED_TASK = EvalitaTask.SUM
 
 
 class JudgeMode(StrEnum):
@@ -202,12 +205,7 @@ def parse_criterion(value: str) -> Criterion:
     try:
         return Criterion(value)
     except ValueError:
-        valid = tuple(c.value for c in Criterion)
-        close = difflib.get_close_matches(str(value), valid, n=1)
-        hint = f" Did you mean {close[0]}?" if close else ""
-        raise UnknownCriterionError(
-            f"Unknown criterion {value!r}.{hint} Valid: {', '.join(valid)}."
-        ) from None
+        raise UnknownCriterionError(unknown_name("criterion", value, [c.value for c in Criterion])) from None
 
 
 @dataclass(frozen=True)

@@ -292,5 +292,5 @@ class JudgeDetail(BaseModel):
 
 
 def judge_details_file_name(criterion: Criterion) -> str:
-    """One details file per criterion, inside the run's :func:`~leaderboard.tracks.evalita.schema.details_dir`."""
+    """One details file per criterion, inside the run's :func:`~leaderboard.core.schema.details_dir`."""
     return f"{criterion.value}.jsonl"

@@ -8,11 +8,7 @@ from eval_queue.storage.base import Storage
 from eval_queue.text import shorten
 from eval_queue.tracks import TrackOptions
 from leaderboard.tracks.evalita.definition import TRACK as EVALITA
-from leaderboard.tracks.evalita.definition import EvalitaTask
-from leaderboard.tracks.judge.definition import JudgeOptions
-
-#: The generative task whose outputs a judge scores (the worker's default too).
-JUDGED_TASK = EvalitaTask.SUM.value
+from leaderboard.tracks.judge.definition import JUDGED_TASK, JudgeOptions
 
 
 def check_judge_target(options: TrackOptions, results: Storage) -> None:
@@ -37,9 +33,9 @@ def check_judge_target(options: TrackOptions, results: Storage) -> None:
         raise SubmissionRejected(f"The results file to judge is unreadable: {exc.reason}") from None
     run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
     tasks = raw.get("tasks") if isinstance(raw.get("tasks"), dict) else {}
-    if raw.get("track", EVALITA) != EVALITA or JUDGED_TASK not in tasks:
+    if raw.get("track", EVALITA) != EVALITA or JUDGED_TASK.value not in tasks:
         raise SubmissionRejected(
-            f"{shorten(target, 200)!r} is not an Evalita run with {JUDGED_TASK.upper()} outputs: "
+            f"{shorten(target, 200)!r} is not an Evalita run with {JUDGED_TASK.value.upper()} outputs: "
             "a judge scores the summaries of an Evalita run that includes the SUM task."
         )
     if not run.get("details_path"):

@@ -1,9 +1,10 @@
 """Judges: bootstrap intervals of Spearman ρ and MAE against people, and the judges that are not
 distinguishable from the best one.
 
-**To be moved into the judge track package** (``leaderboard/tracks/judge/``, issue 19); it uses
-the generic draws of ``leaderboard.core.uncertainty`` and the paired test and Holm correction of
-``leaderboard.core.tiers``.  Pure.
+The judge track's half of the uncertainty engine: it uses the generic draws of
+``leaderboard.core.uncertainty`` and the paired test and Holm correction of
+``leaderboard.core.tiers``.  A judge's results file carries its per-item scores, so the app
+computes these from it (once per file, :func:`judge_figures`).  Pure.
 
 * **Units**: the annotated items of one criterion (``JudgedScore.item``), resampled with
   replacement; draws fixed by (seed, criterion, item ids), so every judge of the same annotated
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -86,8 +88,10 @@ def resampled_spearman(human: Array, judge: Array) -> Array:
     human = np.where(np.isnan(judge), np.nan, human)
     rank_h = rankdata(human, axis=1, nan_policy="omit")
     rank_j = rankdata(judge, axis=1, nan_policy="omit")
-    dh = rank_h - np.nanmean(rank_h, axis=1, keepdims=True)
-    dj = rank_j - np.nanmean(rank_j, axis=1, keepdims=True)
+    with warnings.catch_warnings():  # a resample with no scored item: its ρ is NaN (undefined)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        dh = rank_h - np.nanmean(rank_h, axis=1, keepdims=True)
+        dj = rank_j - np.nanmean(rank_j, axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.nansum(dh * dj, axis=1) / np.sqrt(np.nansum(dh * dh, axis=1) * np.nansum(dj * dj, axis=1))
 
@@ -160,6 +164,11 @@ def standings(
     not is never called indistinguishable (``p_vs_best`` ``None``).
     """
     figures = [judge_figures(name, scores, criterion, config) for name, scores in judges.items()]
+    return standings_of(figures, alpha)
+
+
+def standings_of(figures: Sequence[JudgeFigures], alpha: float = DEFAULT_ALPHA) -> tuple[JudgeStanding, ...]:
+    """:func:`standings` from figures already computed (the app keeps each judge's per file)."""
     rated = [f for f in figures if f.rho is not None]
     if not rated:
         return tuple(JudgeStanding(f, False, False, None) for f in figures)

@@ -23,7 +23,6 @@ Pure data: no I/O, no torch, no lm-eval.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from types import MappingProxyType
 from pydantic import field_validator
 
 from eval_queue.errors import EvalitaError
+from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, canonical_subset, option
 
 #: The track's name in request and results files (its spec: :mod:`.spec`).
@@ -58,9 +58,7 @@ class UnknownNameError(EvalitaError, ValueError):
 
 
 def _unknown(kind: str, value: str, valid: list[str]) -> UnknownNameError:
-    close = difflib.get_close_matches(value, valid, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return UnknownNameError(f"Unknown {kind} {value!r}.{hint} Valid: {', '.join(valid)}.")
+    return UnknownNameError(unknown_name(kind, value, valid))
 
 
 # --------------------------------------------------------------------------- question sets
@@ -192,6 +190,34 @@ class LongContextOptions(TrackOptions):
 
     def variant(self) -> str | None:
         return "-".join(s.value for s in self.context_settings) if self.context_settings else None
+
+
+class KeptSide(StrEnum):
+    """Which end of a prompt longer than the model's window is kept.
+
+    * ``end`` — the paper's (§4: "evaluation is carried out using the LM Evaluation
+      Harness"): lm-eval's ``generate_until`` keeps the prompt's last
+      ``max_length − max_gen_toks`` tokens, so the question, the options and the end of
+      the (word-truncated) book are read and the beginning is cut — BOS and any
+      chat-template preamble included.  Runs that keep it are comparable.
+    * ``start`` — the project's earlier rule: the beginning of the book and the whole
+      question; the end of the book is cut.  A variant: recorded, labelled, never ranked
+      beside ``end`` runs (Table 5's rows would otherwise not be the same measurement).
+    """
+
+    END = "end"
+    START = "start"
+
+    @classmethod
+    def parse(cls, value: str) -> KeptSide:
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            raise _unknown("kept side", value, [m.value for m in cls]) from None
+
+
+#: What the paper's harness keeps; any other side is a labelled variant.
+PAPER_KEPT_SIDE = KeptSide.END
 
 
 def parse_settings(values: str | list[str] | tuple[str, ...] | None) -> tuple[ContextSetting, ...]:
@@ -422,8 +448,13 @@ then `Domanda: …` (and, for multiple choice, the options `A.`–`D.`) and `Ris
 zero-shot, greedy decoding.
 
 **Context settings.** {settings} (words are split on whitespace, as in the paper). When the prompt does not fit the
-model's context window, the end of the book is cut, never the question or the options; each
-run records how many items were cut and how many tokens of the book the model saw.
+model's context window, its last tokens are kept, as the paper's evaluation harness
+(lm-evaluation-harness) does: the question, the options and the end of the book are read, the
+beginning of the book is cut. So a model with a small window reads different pages in the 10K,
+50K and full settings. Each run records how many items were cut, how many tokens of the book
+the model saw and which side was kept; a run that kept the beginning instead is a labelled
+variant, never ranked beside these. Prompts are plain text, without the model's chat template
+(lm-eval's default, as in the paper's runs).
 
 **Metrics** (0–100, mean over questions).
 * **EM**: a reference answer appears word for word in the model's answer, after lower-casing

@@ -9,13 +9,12 @@
   stems, no synonyms (:class:`NoSynonyms`).
 * :func:`extract_letter` — the MC letter by Appendix E's 15 regexes, in order, or ``None``.
 
-Table 3, third row: the paper prints METEOR 0.89 for "La marchesa stava andando a Bologna."
-against "A Bologna" / "Verso la città di Bologna"; :func:`meteor_paper` gives 0.75 (NLTK 3.10,
-alpha 0.9, beta 3, gamma 0.5: 2 of 7 tokens match, P = 2/7, R = 1, Fmean 0.80, fragmentation
-penalty 0.0625).  Not a tokenisation or stemming difference: without the "." it is 0.78,
-without the penalty 0.83, and with alpha 0.9 no tokenisation of that string reaches 0.89
-(that needs P ≈ 2/3, a three-token answer).  The paper must have scored another string (or
-other parameters); its other two rows (0.31, 0.13) are reproduced (tests pin all three).
+The paper's printed examples (Tables 3 and 4) are pinned in
+``tests/long_context/test_paper_examples.py``: Table 3's 0.31 and 0.13 are reproduced (the
+paper cuts its METEORs to two decimals: 0.3178 is printed 0.31); two printed figures are not
+— Table 3's 0.89 ("La marchesa stava andando a Bologna.", NLTK 0.75: 2 of 7 tokens match,
+fragmentation penalty 0.0625) and Table 4's 1.00 ("Da Torino", NLTK 0.9375 against the same
+string: NLTK's penalty of a two-token match is never 0).  That test's docstring gives the arithmetic.
 
 Scores are on the 0–1 scale.  A score that cannot be computed (no usable reference) is
 ``None``, never 0.  The WordNet reader is passed in (``leaderboard.tracks.long_context.wordnet``

@@ -24,10 +24,12 @@ from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
 from leaderboard.core.schema import ResultsEnvelope, RunInfo
 from leaderboard.tracks.long_context.definition import (
+    PAPER_KEPT_SIDE,
     QUESTION_SET_SPECS,
     TRACK,
     AnswerKind,
     ContextSetting,
+    KeptSide,
     QuestionSet,
 )
 
@@ -64,7 +66,9 @@ class TruncationStats(_Strict):
     ``words_cut``: items whose book is longer than the setting's word limit (cut by design).
     ``window_cut``: items whose context was cut further to fit the model's window.
     Tokens count the context before the question: BOS, any chat-template preamble and
-    the book (what :mod:`backend.tracks.long_context.lm` may cut).
+    the book (what :mod:`backend.tracks.long_context.lm` may cut).  ``kept_side``: which
+    end of a prompt longer than the window was kept (``end``: the paper's harness; ``None``:
+    a file from before it was recorded, whose runs kept the ``start``).
     """
 
     unit: Literal["tokens"] = "tokens"
@@ -77,6 +81,7 @@ class TruncationStats(_Strict):
     seen_tokens_min: int = Field(ge=0)
     seen_fraction_mean: float = Field(ge=0, le=1)
     window_tokens: int | None = Field(default=None, ge=1)
+    kept_side: KeptSide | None = None
 
 
 class SettingResult(_Strict):
@@ -96,13 +101,33 @@ class SettingResult(_Strict):
 
 
 class LongContextRunInfo(RunInfo):
-    """The shared ``run`` block plus what a long-context run adds."""
+    """The shared ``run`` block plus what a long-context run adds.
+
+    ``kept_side``: which end of a prompt longer than the model's window the run kept
+    (:class:`KeptSide`; ``None`` in files written before it was recorded: those runs kept
+    the book's ``start``).  Only ``end`` runs without a chat template measure what the
+    paper's harness measured: any other run is a variant (:attr:`variants`), never
+    comparable, whatever its data.
+    """
 
     context_settings: list[ContextSetting]
     model_class: str | None = None
     prefix_reuse: bool | None = None
     prefill_tokens: int | None = None
     window_tokens: int | None = None
+    kept_side: KeptSide | None = None
+    decode_cache: str | None = None  # "static" | "dynamic": how answers were decoded (speed only)
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """What makes this run another measurement than the paper's (empty: none)."""
+        found = []
+        if self.kept_side is not PAPER_KEPT_SIDE:
+            side = (self.kept_side or KeptSide.START).value
+            found.append(f"window keeps the {side}")
+        if self.chat_template:
+            found.append("chat template")
+        return tuple(found)
 
 
 class LongContextResults(ResultsEnvelope):
@@ -118,6 +143,12 @@ class LongContextResults(ResultsEnvelope):
 
     track: str = TRACK
     run: LongContextRunInfo
+
+    @property
+    def comparable(self) -> bool:
+        """A full run on the official data that measured what the paper measured (no variant)."""
+        return self.run.official_full_run and not self.run.variants
+
     settings: dict[ContextSetting, SettingResult]
 
     @model_validator(mode="after")
@@ -156,7 +187,7 @@ def parse_details(data: bytes, path: str) -> list[LongContextDetail]:
     """The lines of a details file, each through the store's safe reader (size, depth, numbers).
 
     A bad line makes the whole file malformed (``MalformedFileError`` naming the file and the
-    line), as :func:`leaderboard.tracks.evalita.schema.parse_details` does for Evalita's.
+    line), as every track's details reader does.
     """
     records = []
     for number, line in enumerate(data.splitlines(), start=1):

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from eval_queue.tracks import TrackSpec
+from eval_queue.tracks import TrackSpec, WorkerOption
 from leaderboard.tracks.long_context.definition import (
     HUB_DATASET,
     HUB_DATASET_CONFIG,
     TRACK,
+    KeptSide,
     LongContextOptions,
 )
 
@@ -18,6 +19,14 @@ SPEC = TrackSpec(
     label="Long context (INDAQA2)",
     summary="INDAQA2 questions over whole Italian books at 10K words, 50K words and the full book",
     options=LongContextOptions,
+    worker_options=(
+        WorkerOption(
+            "--long-context-keep",
+            "long-context: which end of a prompt longer than the model's window is kept — end (the "
+            "paper's harness, default) or start (a variant, never ranked beside end runs)",
+            parse=KeptSide.parse,
+        ),
+    ),
     hub_datasets=((HUB_DATASET, HUB_DATASET_CONFIG),),
     results_type="leaderboard.tracks.long_context.schema:LongContextResults",
     runner="backend.tracks.long_context.run:evaluate",

@@ -1,7 +1,7 @@
 """Long context (INDAQA2): per-question statistics and intervals on each set's means.
 
-**To be moved into the long-context track package** (``leaderboard/tracks/long_context/``,
-issue 19); ``leaderboard.core.uncertainty`` is the generic engine it uses.  Pure.
+The track's half of the uncertainty engine (``leaderboard.core.uncertainty`` is the generic
+one); :func:`long_context_summary` is the ``uncertainty`` block its results files keep.  Pure.
 
 Every figure of the track's table is a ``mean`` over a harness task's questions (the task
 YAMLs aggregate ``em``, ``meteor``, ``meteor_it``, ``acc`` and ``unparsed`` with ``mean``), so a
@@ -19,6 +19,7 @@ from typing import Any
 
 from leaderboard.core.items import NO_PART, ItemId, RunItems, TaskItems
 from leaderboard.core.metric_kinds import GENERIC_KINDS, MEAN
+from leaderboard.core.summary import UncertaintySummary, figure_path
 from leaderboard.core.uncertainty import (
     DEFAULT_CONFIG,
     BootstrapConfig,
@@ -99,3 +100,40 @@ def long_context_intervals(
             )
         )
     return out
+
+
+def metric_figure(setting: str, question_set: str, metric: str) -> str:
+    """``settings/<setting>/sets/<set>/<metric>``: the figure's path in the results body."""
+    return figure_path("settings", setting, "sets", question_set, metric)
+
+
+def long_context_summary(
+    run: RunItems,
+    published: Mapping[str, Mapping[str, Mapping[str, float | None]]] | None = None,
+    config: BootstrapConfig = DEFAULT_CONFIG,
+    cache: DrawCache | None = None,
+    tolerance: float = 1e-9,
+) -> UncertaintySummary:
+    """The ``uncertainty`` block of a run: every (setting, question set, metric) mean's interval.
+
+    With ``published`` (setting → set → metric → mean), raises ``ValueError`` when the items'
+    mean is not the published one (an interval around another number would be made up).
+    """
+    [boot] = bootstrap_runs([run], LONG_CONTEXT_KINDS, config, cache)
+    by_name = {t.name: t for t in harness_tasks()}
+    intervals: dict[str, Interval] = {}
+    problems = []
+    for name, tb in boot.tasks.items():
+        task = by_name[name]
+        setting, question_set = task.setting.value, task.question_set.value
+        for metric, point in zip(tb.prompts, tb.prompt_scores, strict=True):
+            if published is not None:
+                value = published.get(setting, {}).get(question_set, {}).get(metric)
+                if value is None or abs(float(point) - value) > tolerance:
+                    problems.append(
+                        f"{setting}/{question_set}/{metric}: items {float(point)!r}, published {value!r}"
+                    )
+            intervals[metric_figure(setting, question_set, metric)] = tb.prompt_interval(metric, config.level)
+    if problems:
+        raise ValueError("the per-item data do not reproduce the published means: " + "; ".join(problems[:5]))
+    return UncertaintySummary.build(config, intervals)

@@ -39,6 +39,59 @@ in the paper.  Runs on the bundled *sample* data or with a `--limit` are not com
 runs: they are kept off the ranking unless you ask to see them, and always marked.
 """
 
+UNCERTAINTY = """
+### Intervals, tiers and "A vs B"
+
+**An interval** (95 % CI) is the range a score would plausibly take on another draw of test items
+of the same kind: the test sets are small (a few hundred items for several tasks), so a score
+is an estimate, not a fact.  Two models whose intervals overlap a lot may well be equally good.
+
+**A tier** groups the models of a setting that the data cannot tell apart: tier 1 is the best
+ranked model and every model not significantly below it; the first model that is significantly
+below starts tier 2, and so on.  The rank still orders the table; the tier says which differences
+between ranks are real.
+
+**How they are computed.**  The worker keeps, for every run, each item's result under every prompt
+(`items.parquet` beside its answers).  From it the project draws 1,000 resamples of the test items
+(with replacement, fixed seed, the *same* items for every prompt of a task, and for every model on
+the same test set), recomputes each metric exactly as lm-evaluation-harness aggregates it (an F1
+over the resampled answers, not a mean of per-item F1s), then CPS = Sat · MaxP per task and the mean
+over tasks; an interval is the 2.5th–97.5th percentile of the resampled values.  Two models are
+compared on the difference of their resampled mean CPS (the same resamples for both: a paired
+test, with the bootstrap's standard error), and the p-values of a tier's comparisons are
+Holm-corrected.  A run without per-item data (results imported from elsewhere, older runs) shows
+"—": no interval is ever made up.  **A vs B** (its own tab, or from the ranking and a model's
+page) does the same per task: the difference of CPS, its interval and p-value, the items on which
+the two models' answers differ, and one line such as "A better on 3 tasks, no difference on 6, B
+better on 1".  Known limit: when several prompts tie for the best score, the interval of CPS is a
+little too narrow (a bootstrap of a maximum).
+"""
+
+METRIC_SETS = """
+### Two metric sets: lm-eval and as specified
+
+The ranking, task and model pages have a switch **Metrics: lm-eval | as specified** (kept in the
+link as `metrics=`).  **lm-eval** (the default) is what lm-evaluation-harness 0.4.13 computes: the
+numbers of the paper's tables and of the official board, stored exactly as the harness reported
+them.  **As specified** scores four tasks the way the paper specifies them; MaxP, AvgP, CPS and
+the ranking are then computed the same way from those scores.  Each difference, with one example:
+
+| Task | lm-eval | As specified | Example |
+| --- | --- | --- | --- |
+| **WIC**, **HS** | binary F1 of the positive option ("same meaning", "hate") | F1-macro over both classes (Table 1; §3.1, §3.4) | Gold *Sì, No, Sì, No*. A model that always answers *No* scores 0.00 with lm-eval, one that always answers *Sì* 66.67; as specified both score 33.33 — a prompt that nudges a model towards *No* no longer looks like a failure of the model. |
+| **NER** | upstream's slot labels: when the answer names more entities than the gold has, a missed entity counts as a found PER | entity-level F1 of PER, LOC and ORG on (text, type) matches, macro-averaged (§3.8) | Gold *Mario Rossi$PER*, answer *Roma$LOC, Milano$LOC*: 50.00 with lm-eval (the missed person counts as found), 0.00 as specified. |
+| **SUM** | ROUGE-1 on rouge_score's tokens, which keep only `a-z0-9`: *città* → *citt*, *è* vanishes | ROUGE-1 on Italian tokens: letters with accents kept | Reference *Però il sindaco è contrario*, summary *Per il sindaco, contrario*: 100.00 with lm-eval (*però* becomes the preposition *per*, *è* is dropped), 66.67 as specified. |
+
+The other six are scored alike in both sets: **TE**, **FAQ**, **AT** (accuracy), **SA** (the mean
+F1 of the positive and negative polarities, as §3.3 says), **LS** (F1 of the out-of-ten answers:
+§3.7 names the *Best* and *oot* scores without a formula the harness departs from) and **RE** (the
+paper says "Precision, Recall, and F1" without naming an averaging, so the harness's F1-macro
+stays).  The as-specified scores are computed from each run's stored answers — by the worker when
+it publishes a run, by `python -m backend rescore` for older runs — and written beside the harness's
+numbers, never over them; a run that has none yet shows those four tasks empty and is not ranked
+in that view.  They are not comparable with the paper's tables or the official board.
+"""
+
 REPRODUCE = """
 ### Reproduce a row locally
 
@@ -89,6 +142,8 @@ def about_markdown() -> str:
             INTRODUCTION,
             tasks_markdown(),
             METRICS.strip(),
+            UNCERTAINTY.strip(),
+            METRIC_SETS.strip(),
             REPRODUCE.strip(),
             "### Citation",
             f"```bibtex\n{BIBTEX}\n```",

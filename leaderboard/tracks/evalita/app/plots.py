@@ -203,10 +203,30 @@ def model_vs_field(table: pd.DataFrame, model_name: str) -> go.Figure | None:
     return fig
 
 
-def prompt_spread(scores: pd.DataFrame) -> go.Figure | None:
-    """Each prompt's score (± stderr) per task for one model: how much the prompt matters.
+def _error_bars(group: pd.DataFrame) -> dict[str, object]:
+    """Error bars of one prompt's scores: its 95 % interval (asymmetric) where the run kept per-item
+    data, else the harness's ± stderr of an older run, else none."""
+    score = group["score"].astype(float)
+    low = group["low"].astype(float) if "low" in group else pd.Series(float("nan"), index=group.index)
+    high = group["high"].astype(float) if "high" in group else low
+    stderr = group["stderr"].astype(float)
+    has_interval = low.notna() & high.notna()
+    above = (high - score).where(has_interval, stderr)
+    below = (score - low).where(has_interval, stderr)
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": above.fillna(0).clip(lower=0).tolist(),
+        "arrayminus": below.fillna(0).clip(lower=0).tolist(),
+        "visible": bool(above.notna().any()),
+    }
 
-    Columns ``task``, ``prompt``, ``score``, ``stderr``.  One trace per prompt id, placed side
+
+def prompt_spread(scores: pd.DataFrame) -> go.Figure | None:
+    """Each prompt's score (with its 95 % interval) per task for one model: how much the prompt matters.
+
+    Columns ``task``, ``prompt``, ``score``, ``stderr`` and optionally ``low``/``high`` (the
+    interval; an older run without one shows ± its stderr).  One trace per prompt id, placed side
     by side within each task (``scattermode="group"``) and named in the legend, so no two
     labels are drawn over each other.
     """
@@ -214,7 +234,6 @@ def prompt_spread(scores: pd.DataFrame) -> go.Figure | None:
         return None
     fig = go.Figure()
     for prompt_id, group in scores.groupby("prompt", sort=True):
-        errors = group["stderr"].astype(float)
         fig.add_trace(
             go.Scatter(
                 x=group["task"],
@@ -222,16 +241,12 @@ def prompt_spread(scores: pd.DataFrame) -> go.Figure | None:
                 mode="markers",
                 name=str(prompt_id),
                 marker={"size": 9},
-                error_y={
-                    "type": "data",
-                    "array": errors.fillna(0).tolist(),
-                    "visible": bool(errors.notna().any()),
-                },
+                error_y=_error_bars(group),
                 hovertemplate=f"%{{x}} {_safe(prompt_id)}: %{{y:.2f}}<extra></extra>",
             )
         )
     fig.update_layout(
-        title="Score of every prompt per task (± stderr; the spread is the prompt sensitivity)",
+        title="Score of every prompt per task (bars: 95 % interval; the spread is the prompt sensitivity)",
         yaxis_title="score",
         yaxis_range=[0, 100],
         scattermode="group",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 
@@ -29,15 +29,26 @@ from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES
 from eval_queue.storage.base import Storage
 from eval_queue.vocabulary import RunRef
 from leaderboard.core.schema import ModelInfo
+from leaderboard.core.summary import UncertaintySummary
 from leaderboard.store import ResultsCache, StoreResults, is_results_file, read_results_store
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
+from leaderboard.tracks.evalita.metric_sets import (
+    DEFAULT_METRIC_SET,
+    METRIC_SETS,
+    MetricSet,
+    expected_metric,
+    has_current_block,
+    set_tasks,
+)
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     EvalitaRunInfo,
     ResultsFile,
+    TaskResult,
     details_file_name,
     parse_details,
 )
+from leaderboard.tracks.evalita.uncertainty import prompt_figure
 
 __all__ = [
     "RUN_COLUMNS",
@@ -95,9 +106,10 @@ RUN_COLUMNS: tuple[str, ...] = (
     "results_path",
     "details_path",
 )
-SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr", "n")
-# One score row of a file, without its run key: task, prompt, score, stderr, n.
-_ScoreRow = tuple[str, str, float | None, float | None, int | None]
+#: ``low``/``high``: the prompt score's interval (0–1) from the run's ``uncertainty`` block, NaN without.
+SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr", "n", "low", "high")
+# One score row of a file, without its run key: task, prompt, score, stderr, n, low, high.
+_ScoreRow = tuple[str, str, float | None, float | None, int | None, float | None, float | None]
 
 
 @dataclass(frozen=True)
@@ -116,11 +128,61 @@ class RunRecord:
     prompt_scores: PromptScores
     #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
     comparable: bool
+    #: The run's intervals and the mean CPS's resampled values (None: no per-item data).
+    #: They are of the lm-eval metric set only: in another set this is None (no interval
+    #: is shown rather than one of a different metric).
+    uncertainty: UncertaintySummary | None = None
+    #: The metric set ``score_rows`` and ``prompt_scores`` are in.
+    metric_set: MetricSet = DEFAULT_METRIC_SET
+    #: The other metric sets' rows and scores (:meth:`for_metric_set`).
+    other_sets: Mapping[MetricSet, tuple[tuple[_ScoreRow, ...], PromptScores]] = field(
+        default_factory=dict, repr=False
+    )
+    #: Metric sets the file holds no current scores of (their changed tasks are empty).
+    sets_missing: frozenset[MetricSet] = frozenset()
+    #: The lm-eval set's intervals, kept while another set is shown (:meth:`for_metric_set`).
+    _default_uncertainty: UncertaintySummary | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
-        rows = tuple(_score_rows(path, results))
-        return cls(results.model, results.run, rows, _prompt_scores(rows), results.comparable)
+        intervals = results.uncertainty.intervals if results.uncertainty is not None else {}
+        by_set = {}
+        for name in MetricSet:
+            # Intervals are of the lm-eval scores: another set's rows carry none.
+            set_intervals = intervals if name is DEFAULT_METRIC_SET else {}
+            rows = tuple(_score_rows(path, set_tasks(results, name), name, set_intervals))
+            by_set[name] = (rows, _prompt_scores(rows))
+        rows, scores = by_set.pop(DEFAULT_METRIC_SET)
+        missing = frozenset(name for name in MetricSet if not has_current_block(results, name))
+        return cls(
+            results.model,
+            results.run,
+            rows,
+            scores,
+            results.comparable,
+            results.uncertainty,
+            DEFAULT_METRIC_SET,
+            by_set,
+            missing,
+            results.uncertainty,
+        )
+
+    def for_metric_set(self, name: MetricSet | str) -> RunRecord:
+        """The same run with its scores in metric set ``name`` (intervals only in lm-eval's)."""
+        name = MetricSet(name)
+        if name is self.metric_set:
+            return self
+        others = {**self.other_sets, self.metric_set: (self.score_rows, self.prompt_scores)}
+        rows, scores = others.pop(name)
+        uncertainty = self._default_uncertainty if name is DEFAULT_METRIC_SET else None
+        return replace(
+            self,
+            score_rows=rows,
+            prompt_scores=scores,
+            metric_set=name,
+            other_sets=others,
+            uncertainty=uncertainty,
+        )
 
     @property
     def key(self) -> RunKey:
@@ -153,6 +215,26 @@ class LoadedResults:
     def prompt_scores(self) -> Mapping[RunKey, PromptScores]:
         """run → task → prompt → score (``None`` for N/A), read-only: what the tables look scores up in."""
         return MappingProxyType({record.key: record.prompt_scores for record in self.records})
+
+    @cached_property
+    def uncertainty(self) -> Mapping[RunKey, UncertaintySummary | None]:
+        """run → its ``uncertainty`` block (``None``: no per-item data, no interval), read-only."""
+        return MappingProxyType({record.key: record.uncertainty for record in self.records})
+
+    @property
+    def metric_set(self) -> MetricSet:
+        """The metric set every score here is in (that of the records; lm-eval for an empty store)."""
+        return self.records[0].metric_set if self.records else DEFAULT_METRIC_SET
+
+    def for_metric_set(self, name: MetricSet | str) -> LoadedResults:
+        """The same runs with their scores in metric set ``name`` (one scoring path for every set)."""
+        if MetricSet(name) is self.metric_set:
+            return self
+        return replace(self, records=tuple(record.for_metric_set(name) for record in self.records))
+
+    def missing_in(self, name: MetricSet | str) -> tuple[RunKey, ...]:
+        """The runs (in ``runs`` order) that hold no current scores of metric set ``name``."""
+        return tuple(record.key for record in self.records if MetricSet(name) in record.sets_missing)
 
 
 def parse_results_file(data: bytes, path: str) -> RunRecord:
@@ -202,12 +284,14 @@ def _scores_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
             continue
         for name, value in zip(RUN_KEY, record.key, strict=True):
             columns[name].extend([value] * count)
-        transposed = zip(*record.score_rows, strict=True)  # (tasks, prompts, scores, stderrs, ns)
+        transposed = zip(
+            *record.score_rows, strict=True
+        )  # (tasks, prompts, scores, stderrs, ns, lows, highs)
         for name, values in zip(SCORE_COLUMNS[len(RUN_KEY) :], transposed, strict=True):
             columns[name].extend(values)
     # Without any row, pandas would infer float columns from empty lists: keep them untyped.
     frame = pd.DataFrame(columns if columns["task"] else [], columns=list(SCORE_COLUMNS))
-    return frame.astype({"score": float, "stderr": float})
+    return frame.astype({"score": float, "stderr": float, "low": float, "high": float})
 
 
 def _preference(path: str, record: RunRecord) -> tuple[bool, str, str]:
@@ -255,34 +339,50 @@ def _run_row(path: str, record: RunRecord) -> dict[str, object]:
     }
 
 
-def _score_rows(path: str, results: ResultsFile) -> list[_ScoreRow]:
+def _score_rows(
+    path: str,
+    tasks: Mapping[str, TaskResult],
+    metric_set: MetricSet,
+    intervals: Mapping[str, tuple[float, float]],
+) -> list[_ScoreRow]:
     """One row per known task × known prompt; unknown ids or a foreign metric are reported and left out."""
     rows: list[_ScoreRow] = []
-    for task_id, task_result in results.tasks.items():
+    for task_id, task_result in tasks.items():
+        # Another set shares lm-eval's task results where it does not change them: warn once.
+        warn = metric_set is DEFAULT_METRIC_SET or task_id in METRIC_SETS[metric_set].metrics
         task = TASKS.get(task_id)
         if task is None:
-            logger.warning("%s: ignoring unknown task %r (the suite has %s)", path, task_id, ", ".join(TASKS))
+            if warn:
+                logger.warning(
+                    "%s: ignoring unknown task %r (the suite has %s)", path, task_id, ", ".join(TASKS)
+                )
             continue
-        if task_result.metric != task.metric:
+        expected = expected_metric(task, metric_set)
+        if task_result.metric != expected:
+            if not warn:
+                continue
             logger.warning(
-                "%s: ignoring task %r scored with %r; the suite ranks it by %r",
+                "%s: ignoring task %r scored with %r; the suite's %s set ranks it by %r",
                 path,
                 task_id,
                 task_result.metric,
-                task.metric,
+                metric_set,
+                expected,
             )
             continue
         for prompt_id, prompt in task_result.prompts.items():
             if prompt_id not in task.prompt_ids:
-                logger.warning("%s: ignoring unknown prompt %r of task %r", path, prompt_id, task_id)
+                if warn:
+                    logger.warning("%s: ignoring unknown prompt %r of task %r", path, prompt_id, task_id)
                 continue
-            rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n))
+            low, high = intervals.get(prompt_figure(task_id, prompt_id), (None, None))
+            rows.append((task_id, prompt_id, prompt.score, prompt.stderr, prompt.n, low, high))
     return rows
 
 
 def _prompt_scores(rows: Iterable[_ScoreRow]) -> PromptScores:
     by_task: dict[str, dict[str, float | None]] = {}
-    for task_id, prompt_id, score, _stderr, _n in rows:
+    for task_id, prompt_id, score, *_ in rows:
         by_task.setdefault(task_id, {})[prompt_id] = score
     return MappingProxyType({task_id: MappingProxyType(prompts) for task_id, prompts in by_task.items()})
 

@@ -8,12 +8,15 @@ that cannot be computed is empty (NaN in the frame, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
 from eval_queue.vocabulary import MODEL_AGGREGATES, PROMPT_AGGREGATES, Aggregate
 from leaderboard.core.numbers import percent
+from leaderboard.core.summary import UncertaintySummary
+from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.tracks.evalita.app.results import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.definition import SUITE, TaskSpec, get_task
 from leaderboard.tracks.evalita.metrics import (
@@ -24,6 +27,7 @@ from leaderboard.tracks.evalita.metrics import (
     prompt_summary,
     score_task,
 )
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, cps_figure
 
 
 def task_column(task_id: str, aggregate: Aggregate) -> str:
@@ -65,7 +69,35 @@ METADATA_COLUMNS: tuple[str, ...] = (
     "details_path",
 )
 TASK_COLUMNS: tuple[str, ...] = tuple(task_column(task.id, agg) for task in SUITE for agg in MODEL_AGGREGATES)
-RANKING_COLUMNS: tuple[str, ...] = (RANK_COLUMN, *RUN_KEY, *METADATA_COLUMNS, *OVERALL_COLUMNS, *TASK_COLUMNS)
+
+
+def low_column(column: str) -> str:
+    """``avg_cps_low``, ``te_cps_low``: the lower end of a figure's 95 % interval (0–100)."""
+    return f"{column}_low"
+
+
+def high_column(column: str) -> str:
+    return f"{column}_high"
+
+
+#: A run's tier within its setting (1 = not distinguishable from the best; empty: no per-item data).
+TIER_COLUMN = "tier"
+#: The intervals of the ranking (after every older column, so that existing readers are unaffected):
+#: the mean CPS's, then each task's CPS's; empty when the run kept no per-item data.
+INTERVAL_COLUMNS: tuple[str, ...] = tuple(
+    f(column)
+    for column in (MAIN_SCORE_COLUMN, *(task_column(task.id, Aggregate.CPS) for task in SUITE))
+    for f in (low_column, high_column)
+)
+RANKING_COLUMNS: tuple[str, ...] = (
+    RANK_COLUMN,
+    *RUN_KEY,
+    *METADATA_COLUMNS,
+    *OVERALL_COLUMNS,
+    *TASK_COLUMNS,
+    TIER_COLUMN,
+    *INTERVAL_COLUMNS,
+)
 
 PROMPT_COLUMNS: tuple[str, ...] = (
     "task",
@@ -82,6 +114,7 @@ PERCENT_COLUMNS: frozenset[str] = frozenset(
         *OVERALL_COLUMNS,
         *(task_column(t.id, agg) for t in SUITE for agg in MODEL_AGGREGATES if agg.is_score),
         *(aggregate.value for aggregate in PROMPT_AGGREGATES),
+        *INTERVAL_COLUMNS,
     )
 )
 
@@ -117,7 +150,16 @@ _TASK_CELLS: tuple[tuple[TaskSpec, Aggregate, str], ...] = tuple(
 )
 
 
-def _ranking_row(run: dict[str, object], prompt_scores: PromptScores) -> dict[str, object]:
+# (figure in the uncertainty block, column) of every interval of a ranking row.
+_INTERVAL_CELLS: tuple[tuple[str, str], ...] = (
+    (MEAN_CPS_FIGURE, MAIN_SCORE_COLUMN),
+    *((cps_figure(task.id), task_column(task.id, Aggregate.CPS)) for task in SUITE),
+)
+
+
+def _ranking_row(
+    run: dict[str, object], prompt_scores: PromptScores, uncertainty: UncertaintySummary | None = None
+) -> dict[str, object]:
     task_scores = {task.id: score_task(task, prompt_scores.get(task.id, {})) for task in SUITE}
     overall: OverallScore = overall_score({task_id: result.cps for task_id, result in task_scores.items()})
     row: dict[str, object] = {column: run[column] for column in _RUN_FIELDS}
@@ -127,7 +169,38 @@ def _ranking_row(run: dict[str, object], prompt_scores: PromptScores) -> dict[st
     row["_sort"] = overall.avg_cps  # unrounded, so that ties in display do not decide the order
     for task, aggregate, column in _TASK_CELLS:
         row[column] = _task_cell(task_scores[task.id], aggregate)
+    intervals = uncertainty.intervals if uncertainty is not None else {}
+    for figure, column in _INTERVAL_CELLS:
+        low, high = intervals.get(figure, (None, None))
+        row[low_column(column)], row[high_column(column)] = percent(low), percent(high)
     return row
+
+
+def setting_tiers(
+    keys: list[RunKey], scores: list[float | None], uncertainty: Mapping[RunKey, UncertaintySummary | None]
+) -> list[int | None]:
+    """The tier of each run of one setting (:func:`leaderboard.core.tiers.assign_tiers` on the
+    mean CPS's kept draws); ``None`` for a run without per-item data or without a mean CPS.
+
+    Only runs whose draws are paired can be told apart: those of the most common draws key (the
+    official test sets' items).  A run of other items (a changed dataset) gets no tier.
+    """
+    draws = {}
+    for key, score in zip(keys, scores, strict=True):
+        summary = uncertainty.get(key)
+        kept = summary.draws.get(MEAN_CPS_FIGURE) if summary is not None else None
+        if kept is not None and score is not None:
+            draws[key] = kept
+    if not draws:
+        return [None] * len(keys)
+    common, _ = Counter(kept.key for kept in draws.values()).most_common(1)[0]
+    entries = [
+        TierEntry(str(i), score, draws[key].values(), common)
+        if key in draws and draws[key].key == common
+        else TierEntry(str(i), None)
+        for i, (key, score) in enumerate(zip(keys, scores, strict=True))
+    ]
+    return [result.tier for result in assign_tiers(entries)]
 
 
 def ranking_table(
@@ -143,21 +216,32 @@ def ranking_table(
     Columns: :data:`RANKING_COLUMNS`.
     """
     runs = _selected_runs(loaded, num_fewshot, include_noncomparable)
-    by_run = loaded.prompt_scores
+    by_run, uncertainty = loaded.prompt_scores, loaded.uncertainty
+    keys = _run_keys(runs)
     rows = [
-        _ranking_row(run, by_run.get(key, {}))
-        for run, key in zip(runs[list(_RUN_FIELDS)].to_dict("records"), _run_keys(runs), strict=True)
+        _ranking_row(run, by_run.get(key, {}), uncertainty.get(key))
+        for run, key in zip(runs[list(_RUN_FIELDS)].to_dict("records"), keys, strict=True)
     ]
-    table = pd.DataFrame(rows, columns=[*RANKING_COLUMNS[1:], "_sort"])
+    table = pd.DataFrame(rows, columns=[*(c for c in RANKING_COLUMNS[1:] if c != TIER_COLUMN), "_sort"])
+    table["_key"] = keys
     # Zero-shot and few-shot runs are ranked separately: a 5-shot score is no rival to a 0-shot one.
     table = table.sort_values(
         ["num_fewshot", "_sort", "model"], ascending=[True, False, True], na_position="last", kind="stable"
     )
     # Only comparable runs earn a rank: a sample or limited run is listed, never placed.
-    rankable = table["_sort"].where(table["comparable"].astype(bool))
+    comparable = table["comparable"].astype(bool)
+    rankable = table["_sort"].where(comparable)
     ranks = rankable.groupby(table["num_fewshot"]).rank(method="min", ascending=False)
     table.insert(0, RANK_COLUMN, ranks.astype("Int64"))
-    return table.drop(columns="_sort").reset_index(drop=True)
+    # Tiers the same way: among the setting's comparable runs, in rank order.
+    tiers = pd.Series(pd.NA, index=table.index, dtype="Int64")
+    for _, group in table[comparable].groupby("num_fewshot"):
+        scores = [None if pd.isna(v) else float(v) for v in group["_sort"]]
+        tiers.loc[group.index] = pd.array(
+            setting_tiers(list(group["_key"]), scores, uncertainty), dtype="Int64"
+        )
+    table[TIER_COLUMN] = tiers
+    return table[list(RANKING_COLUMNS)].reset_index(drop=True)
 
 
 def prompt_table(

@@ -1,9 +1,11 @@
 """``python -m leaderboard export --track judge``: the judges table, the paper's Table 1 layout.
 
 One row per judge: Spearman ρ, its p-value, MAE, bias and the unparsed rate per criterion and
-overall, with the annotated set (``data``, ``set_sha256``) and the ``protocol``; rows are
-grouped by set and ranked within it.  Runs that are not comparable with the paper's Table 1
-are left out unless ``--include-noncomparable`` asks for them, and a note says so.
+overall, with the annotated set (``data``, ``set_sha256``) and the ``protocol``; the 95 %
+intervals of ρ and MAE (``<scope>_rho_low``…) and whether the judge's ρ is distinguishable from
+the best judge's on the same set (``<scope>_vs_best``); rows are grouped by set and ranked within
+it.  Runs that are not comparable with the paper's Table 1 are left out unless
+``--include-noncomparable`` asks for them, and a note says so.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from leaderboard.export import ExportOptions, ExportTable, hidden_runs_note
+from leaderboard.tracks.judge.app.intervals import interval_table, vs_best_column
 from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
@@ -33,6 +36,7 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
         "data": "data",
         "limit": "limit",
         stat_column(OVERALL, TableFigure.RHO): "ρ",
+        vs_best_column(OVERALL): "vs best ρ",
         stat_column(OVERALL, TableFigure.P): "p",
         stat_column(OVERALL, TableFigure.MAE): "MAE",
         stat_column(OVERALL, TableFigure.BIAS): "bias",
@@ -46,6 +50,8 @@ def export_results(records: Mapping[str, JudgeRun], options: ExportOptions) -> E
     """The judges table (Table 1 layout) and notes on what it leaves out and on empty cells."""
     runs = list(records.values())
     table = judges_table(runs, include_noncomparable=options.include_noncomparable)
+    intervals = interval_table(runs, include_noncomparable=options.include_noncomparable)
+    table = table.merge(intervals, on="results_path", how="left")
     notes: list[str] = []
     if not options.include_noncomparable:
         meta = [r for r in latest(runs) if r.mode is JudgeMode.META]

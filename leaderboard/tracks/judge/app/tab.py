@@ -20,6 +20,12 @@ import pandas as pd
 
 from eval_queue.vocabulary import short_revision
 from leaderboard.state import Notice, PageState, UrlField
+from leaderboard.tracks.judge.app.intervals import (
+    FiguresCache,
+    interval_column,
+    interval_table,
+    vs_best_column,
+)
 from leaderboard.tracks.judge.app.plots import (
     MAX_DISTRIBUTION_JUDGES,
     agreement_heatmap,
@@ -44,6 +50,7 @@ from leaderboard.ui.common import Choices, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
+from leaderboard.views.common import interval_text
 
 #: The link field of the heatmap's criterion (``overall`` pools the five).
 CRITERION_FIELD = "judge_criterion"
@@ -70,10 +77,12 @@ INTRO = (
     "(Donati et al., Table 1): Spearman's **ρ** with its **p**-value and the mean absolute error "
     "(**MAE**) per criterion and over all criteria, the **bias** (mean judge score − mean human score: "
     "above 0, the judge is more generous than people) and the share of **unparsed** answers, which are "
-    "never counted as scores.  Listed by default: judges run with the **paper's protocol** (Appendix A's "
-    "few-shot prompts, the model's own generation settings) in full on a real annotated set — the same "
-    "measurement as Table 1; judges are ranked only against judges of the same set.  Click a column "
-    "header to sort.  The rubric is on the About page."
+    "never counted as scores.  Beside ρ and MAE, their 95 % interval (a bootstrap over the annotated "
+    "items); **vs best ρ** says whether a judge's overall ρ is *not distinguishable* from the best "
+    "judge's on the same set (paired test, Holm-corrected).  Listed by default: judges run with the "
+    "**paper's protocol** (Appendix A's few-shot prompts, the model's own generation settings) in full "
+    "on a real annotated set — the same measurement as Table 1; judges are ranked only against judges "
+    "of the same set.  Click a column header to sort.  The rubric is on the About page."
 )
 
 
@@ -81,8 +90,17 @@ def scope_label(scope: Criterion | str) -> str:
     return "overall" if scope == OVERALL else Criterion(scope).label.lower()
 
 
-def display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The judges table as shown: judge, revision, data, then Table 1's figures per scope."""
+#: The figures shown with their 95 % interval beside them.
+CI_FIGURES = (TableFigure.RHO, TableFigure.MAE)
+VS_BEST = "vs best ρ"
+
+
+def display_table(table: pd.DataFrame, intervals: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The judges table as shown: judge, revision, data, whether its overall ρ is distinguishable
+    from the best judge's, then Table 1's figures per scope, ρ and MAE each followed by its 95 %
+    interval (``—`` without one)."""
+    if intervals is not None:
+        table = table.merge(intervals, on="results_path", how="left")
     columns: dict[str, str] = {
         "judge": "judge",
         "revision": "revision",
@@ -98,6 +116,15 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
     shown["revision"] = [short_revision(r) for r in shown["revision"]]
     n = f"{scope_label(OVERALL)} {FIGURE_LABELS[TableFigure.N]}"
     shown[n] = shown[n].astype("Int64")
+    if intervals is None:
+        return shown
+    shown.insert(4, VS_BEST, table[vs_best_column(OVERALL)].fillna("—").astype(str).to_numpy())
+    for scope in SCOPES:
+        for figure in CI_FIGURES:
+            label = f"{scope_label(scope)} {FIGURE_LABELS[figure]}"
+            ends = (table[interval_column(scope, figure, end)] for end in ("low", "high"))
+            texts = [interval_text(low, high, figure.decimals) for low, high in zip(*ends, strict=True)]
+            shown.insert(shown.columns.get_loc(label) + 1, f"{label} 95% CI", texts)
     return shown
 
 
@@ -158,6 +185,9 @@ class JudgesTab(Tab):
         {"judges": Api(fields=("all_runs", SET_FIELD), outputs=("table", "heatmap", "distributions"))}
     )
 
+    def __init__(self) -> None:
+        self._figures = FiguresCache()  # each judge file's bootstrap, once per parsed file
+
     def build(self, page: Page) -> TabParts:
         gr.Markdown(INTRO, elem_id="judges-intro")
         all_runs = gr.Checkbox(
@@ -203,6 +233,7 @@ class JudgesTab(Tab):
             if data is not None
             else judges_table([], include_noncomparable=True)
         )
+        intervals = interval_table(runs, include_noncomparable=state.all_runs, cache=self._figures)
         criterion = _criterion(state)
         heatmap = distributions = None
         note = ""
@@ -230,7 +261,9 @@ class JudgesTab(Tab):
             values={
                 SET_FIELD: Choices(tuple((s.label, s.key) for s in sets), data),
                 "caption": _caption(runs, table, state.all_runs, chosen, len(sets)),
-                "table": Table(display_table(table), link_models=False, precision=3, na_rep=NOT_ENOUGH_DATA),
+                "table": Table(
+                    display_table(table, intervals), link_models=False, precision=3, na_rep=NOT_ENOUGH_DATA
+                ),
                 "heatmap_caption": note,
                 "heatmap": heatmap,
                 "distributions": distributions,

@@ -17,6 +17,7 @@ from leaderboard.tracks.long_context.app.tables import (
     column,
     column_label,
     export_table,
+    interval_columns,
 )
 from leaderboard.tracks.long_context.definition import Metric, QuestionSet
 from leaderboard.tracks.long_context.schema import LongContextResults
@@ -28,6 +29,7 @@ TABLE5_SUMMARY: Mapping[str, str] = MappingProxyType(
         "precision": "precision",
         "setting": "setting",
         "data": "data",
+        "variant": "variant",
         **{name: column_label(name) for name in TABLE5_COLUMN_NAMES},
         **{
             column(qs, Metric.UNPARSED): column_label(column(qs, Metric.UNPARSED))
@@ -36,9 +38,15 @@ TABLE5_SUMMARY: Mapping[str, str] = MappingProxyType(
         "words_cut": "cut (words)",
         "window_cut": "cut (window)",
         "seen_fraction_mean": "book seen",
+        "kept_side": "window kept",
     }
 )
-PERCENT_COLUMNS: frozenset[str] = frozenset(column(qs, m) for qs in QuestionSet for m in SCORE_METRICS)
+PERCENT_COLUMNS: frozenset[str] = frozenset(
+    name
+    for qs in QuestionSet
+    for m in SCORE_METRICS
+    for name in (column(qs, m), *interval_columns(column(qs, m)))
+)
 
 
 def export_results(records: Mapping[str, LongContextResults], options: ExportOptions) -> ExportTable:
@@ -46,5 +54,7 @@ def export_results(records: Mapping[str, LongContextResults], options: ExportOpt
     runs = list(records.values())
     table = export_table(runs, include_noncomparable=options.include_noncomparable)
     hidden = sum(1 for run in runs if not run.comparable) if not options.include_noncomparable else 0
-    notes = hidden_runs_note(hidden, "sample or local data, or a --limit")
+    notes = hidden_runs_note(
+        hidden, "sample or local data, a --limit, or a variant: the window's start kept, a chat template"
+    )
     return ExportTable(table, PERCENT_COLUMNS, notes, TABLE5_SUMMARY)

@@ -5,10 +5,12 @@
   the best value of each column within each setting marked.
 * :func:`plot_frame` — score against context setting, one line per model and column.
 * :func:`export_table` — every number of every run: all metrics (both METEORs, the
-  unparsed rate), counts and truncation statistics, one row per run and setting.
+  unparsed rate) with their 95 % intervals (``<column>_low``/``_high``, empty for a run
+  without per-item data), counts and truncation statistics (the side of the window kept), and
+  what makes a run a variant of the paper's measurement, one row per run and setting.
 
 Scores are shown as the paper does, 0–100 with two decimals
-(:func:`leaderboard.tracks.evalita.metrics.percent`); a missing value is NaN, never 0.  Column names
+(:func:`leaderboard.core.numbers.percent`); a missing value is NaN, never 0.  Column names
 are derived here once, from the definition: ``<question set>_<metric>``.
 """
 
@@ -26,10 +28,12 @@ from leaderboard.tracks.long_context.definition import (
     QUESTION_SET_SPECS,
     TABLE5_COLUMNS,
     ContextSetting,
+    KeptSide,
     Metric,
     QuestionSet,
 )
 from leaderboard.tracks.long_context.schema import LongContextResults, SetScores
+from leaderboard.tracks.long_context.uncertainty import metric_figure
 
 #: The columns identifying a row of every table.
 KEY_COLUMNS = ("model", "revision", "precision", "setting")
@@ -39,6 +43,11 @@ SCORE_METRICS = (Metric.EM, Metric.METEOR, Metric.METEOR_IT, Metric.ACC, Metric.
 def column(question_set: QuestionSet, metric: Metric) -> str:
     """``local_acc``, ``summary_meteor`` …: the one spelling of a score column."""
     return f"{question_set.value}_{metric.value}"
+
+
+def interval_columns(name: str) -> tuple[str, str]:
+    """``local_acc_low``, ``local_acc_high``: a score column's 95 % interval (0–100)."""
+    return f"{name}_low", f"{name}_high"
 
 
 def column_label(name: str) -> str:
@@ -92,17 +101,24 @@ class Table5:
 
 
 def table5(runs: Sequence[LongContextResults], *, include_noncomparable: bool = False) -> Table5:
-    """Table 5: per setting, a row per run; the best of each column per setting marked (ties too)."""
-    records = []
+    """Table 5: per setting, a row per run; the best of each column per setting marked (ties too).
+
+    Runs are ranked only beside runs of the same measurement: comparable runs among
+    themselves, and a variant (the window's start kept, a chat template) or a run on other
+    data among its own kind, never beside the paper's.
+    """
+    records, groups = [], []
     for run, setting in _rows(runs, include_noncomparable):
         sets = run.settings[setting].sets
         records.append(
             _key(run, setting) | {column(qs, m): percent(_score(sets[qs], m)) for qs, m in TABLE5_COLUMNS}
         )
+        groups.append((setting.value, run.comparable, run.run.variants))
     frame = pd.DataFrame.from_records(records, columns=[*KEY_COLUMNS, *TABLE5_COLUMN_NAMES])
     scores = frame[list(TABLE5_COLUMN_NAMES)].astype(float)
     best = pd.DataFrame(False, index=frame.index, columns=list(TABLE5_COLUMN_NAMES))
-    for _, rows in frame.groupby("setting", sort=False).groups.items():
+    for group in dict.fromkeys(groups):
+        rows = frame.index[[g == group for g in groups]]
         block = scores.loc[rows]
         best.loc[rows] = block.eq(block.max()) & block.notna()
     return Table5(frame=frame, best=best)
@@ -140,11 +156,23 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
         row = _key(run, setting) | {
             "data": run.run.data,
             "limit": run.run.limit,
+            "variant": ", ".join(run.run.variants) or None,
             "comparable": run.comparable,
         }
         for qs in QuestionSet:
             scores = result.sets[qs]
             row |= {column(qs, m): percent(_score(scores, m)) for m in SCORE_METRICS}
+            for m in SCORE_METRICS:
+                interval = (
+                    run.uncertainty.interval(metric_figure(setting.value, qs.value, m.value))
+                    if run.uncertainty
+                    else None
+                )
+                low, high = interval_columns(column(qs, m))
+                row |= {
+                    low: percent(interval.low) if interval else None,
+                    high: percent(interval.high) if interval else None,
+                }
             row |= {f"{qs.value}_n_oe": scores.n_oe, f"{qs.value}_n_mc": scores.n_mc}
         cut = result.truncation
         row |= {
@@ -157,6 +185,7 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
             "seen_tokens_min": cut.seen_tokens_min,
             "seen_fraction_mean": round(cut.seen_fraction_mean, 4),
             "window_tokens": cut.window_tokens,
+            "kept_side": (cut.kept_side or run.run.kept_side or KeptSide.START).value,
         }
         records.append(row)
     return pd.DataFrame.from_records(records)

@@ -1,15 +1,16 @@
 """What the "Long context" tab shows, from loaded results and details (no gradio; all text escaped).
 
 * :func:`table5_html` — the paper's Table 5 layout as an HTML table: per setting, a row per run;
-  Summary EM/METEOR, Local EM/METEOR/ACC, Local-alt EM/METEOR/ACC, Entity METEOR, the best of
-  each column within its setting in bold (as the paper), the unparsed rate beside each ACC and
-  what the setting cut (items cut, share of the book seen).
+  Summary EM/METEOR, Local EM/METEOR/ACC, Local-alt EM/METEOR/ACC, Entity METEOR, each with its
+  95 % interval under it, the best of each column within its setting in bold (as the paper),
+  the unparsed rate beside each ACC and what the setting cut (items cut, share of the book seen).
 * :func:`score_plot` — one column's score against the context setting, a line per run.
 * :func:`run_choices`, :func:`answer_choices`, :func:`read_answers`, :func:`answers_view` — the
   drill-down to each question's answer of one run, setting and question set.
 
 Runs are keyed by their results path (what the store calls them).  Every run is listed, those
-not comparable with full runs on the official data labelled (``data``/``limit`` columns).
+not comparable with full runs on the official data labelled (``data``/``limit`` columns, and a
+variant of the paper's measurement named there: the window's start kept, a chat template).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from leaderboard.tracks.long_context.app.tables import (
     column,
     column_label,
     export_table,
+    interval_columns,
     plot_frame,
     table5,
 )
@@ -44,6 +46,7 @@ from leaderboard.tracks.long_context.definition import (
     QuestionSet,
 )
 from leaderboard.tracks.long_context.schema import LongContextDetail, LongContextResults, parse_details
+from leaderboard.views.common import interval_text
 
 #: Which METEOR the Table 5 layout shows, said under the table.
 METEOR_NOTE = (
@@ -90,6 +93,7 @@ def run_label(path: str, run: LongContextResults) -> str:
     data = run.run.data or "?"
     if run.run.limit:
         data += f", limit {run.run.limit}"
+    data += "".join(f", {variant}" for variant in run.run.variants)
     return " · ".join((run.model.id, run.model.precision, data, run.run.finished_at or path))
 
 
@@ -125,7 +129,8 @@ def table5_html(records: Mapping[str, LongContextResults]) -> str:
                 for metric in (m for q, m in TABLE5_COLUMNS if q is qs):
                     name = column(qs, metric)
                     text = _cell(row[name])
-                    cells.append(f"<b>{text}</b>" if scores.best.loc[index, name] else text)
+                    text = f"<b>{text}</b>" if scores.best.loc[index, name] else text
+                    cells.append(text + _interval_line(more, name) if row[name] is not None else text)
                 if qs in MC_SETS:
                     cells.append(_cell(more[column(qs, Metric.UNPARSED)]))
             cells.append(f"{more['words_cut']} / {more['window_cut']} of {more['items']}")
@@ -137,10 +142,19 @@ def table5_html(records: Mapping[str, LongContextResults]) -> str:
     )
 
 
+def _interval_line(row: pd.Series, name: str) -> str:
+    """The score's 95 % interval under it (``—`` for a run without per-item data)."""
+    low, high = interval_columns(name)
+    return f'<br><small class="ci">{html.escape(interval_text(row.get(low), row.get(high)))}</small>'
+
+
 def _data_label(row: pd.Series) -> str:
     data = str(row.get("data") or "?")
     limit = row.get("limit")
-    return f"{data}, limit {int(limit)}" if isinstance(limit, int | float) and not pd.isna(limit) else data
+    if isinstance(limit, int | float) and not pd.isna(limit):
+        data += f", limit {int(limit)}"
+    variant = row.get("variant")
+    return f"{data}, {variant}" if isinstance(variant, str) and variant else data
 
 
 def score_plot(

@@ -16,6 +16,10 @@ from eval_queue.vocabulary import RUN_SETTINGS, RunRef
 from leaderboard.state import Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.results import read_details
+from leaderboard.tracks.evalita.app.tab.compare import compare_state
+from leaderboard.tracks.evalita.app.views.compare import neighbour
+from leaderboard.tracks.evalita.app.tab.ranking import metrics_switch
+from leaderboard.tracks.evalita.app.views.metrics import run_metrics_note
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import Choices, HtmlTable, Table
 from leaderboard.ui.context import AppContext
@@ -33,7 +37,7 @@ class ModelTab(Tab):
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "model": Api(
-                fields=("model", "shots"),
+                fields=("model", "shots", "metrics"),
                 outputs=("header", "vs_field", "vs_field_table", "spread", "settings", "metadata"),
             ),
             "details": Api(
@@ -54,13 +58,18 @@ class ModelTab(Tab):
                 label="Setting",
                 elem_id="model-setting",
             )
+            metrics = metrics_switch("model-metrics")
         header = gr.Markdown(elem_id="model-header")
+        compare_with = gr.Button(
+            "A vs B: compare with the next run in the ranking", size="sm", elem_id="model-compare"
+        )
+        page.transition([compare_with.click], lambda state: _compare_with(page.ctx, state))
         field_note = gr.Markdown(elem_id="model-field-note")
         with gr.Row():
             vs_field = gr.Plot(elem_id="model-vs-field", visible=False)
             spread = gr.Plot(elem_id="model-spread", visible=False)
         vs_field_table = gr.Dataframe(interactive=False, elem_id="model-vs-field-table")
-        gr.Markdown("#### Prompt scores (± standard error, as the harness estimated it)")
+        gr.Markdown("#### Prompt scores [95 % interval] (older runs: ± the harness's standard error)")
         prompt_scores = gr.HTML(elem_id="model-prompt-scores")
         gr.Markdown("#### Zero-shot vs 5-shot")
         settings = gr.HTML(elem_id="model-settings")
@@ -95,6 +104,7 @@ class ModelTab(Tab):
             controls={
                 "model": model,
                 "shots": shots,
+                "metrics": metrics,
                 "answers_task": answers_task,
                 "answers_prompt": answers_prompt,
             },
@@ -116,7 +126,7 @@ class ModelTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        board = views.current_board(ctx)
+        board = views.current_board(ctx, state.metrics)
         run, notices = self._run_of(board, state)
         choices = Choices(tuple(views.run_choices(board)), run.key if run else None)
         prompt_ids = TASKS[state.answers_task].prompt_ids
@@ -148,6 +158,19 @@ class ModelTab(Tab):
         return run or fallback, ()
 
 
+def _compare_with(ctx: AppContext, state: PageState) -> PageState:
+    """Open "A vs B" with the run this page shows as A and its neighbour in the ranking as B
+    (the compare tab lets the visitor pick any other)."""
+    board = views.current_board(ctx)
+    run, _ = ModelTab._run_of(board, state)
+    num_fewshot = state.shots.num_fewshot
+    assert num_fewshot is not None
+    other = neighbour(board, run, num_fewshot) if run else None
+    if run is None or other is None:
+        return state
+    return compare_state(state, run.key, other.key)
+
+
 def _no_run(board: views.Board) -> dict[str, object]:
     empty = views.model_vs_field(board, RunRef("", "", ""), 0).table
     return {
@@ -167,8 +190,9 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
     assert num_fewshot is not None
     field = views.model_vs_field(board, run, num_fewshot)
     prompt_scores = views.model_prompt_scores(board, run, num_fewshot)
+    banner = run_metrics_note(board, run, num_fewshot)
     return {
-        "header": views.model_header_markdown(board, run),
+        "header": views.model_header_markdown(board, run) + (f"\n\n{banner}" if banner else ""),
         "field_note": field.note
         or f"No {state.shots.label} results for this model: nothing to compare with the field.",
         "vs_field": plots.model_vs_field(field.table, run.model),

@@ -13,6 +13,9 @@ from eval_queue.requests import ModelType, Precision
 from eval_queue.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.tab.compare import compare_state
+from leaderboard.tracks.evalita.app.views.metrics import METRIC_CHOICES, metrics_banner
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -30,6 +33,7 @@ RANKING_API = Api(
         "all_runs",
         "sort",
         "ranking_page",
+        "metrics",
     ),
     outputs=("banner", "table", "csv", "caption"),
 )
@@ -53,6 +57,16 @@ def open_clicked_run(state: PageState, evt: gr.SelectData) -> PageState:
     if not isinstance(key, str) or key == views.KEY_COLUMN:
         return state
     return replace(state, tab="model", model=key)
+
+
+def compare_first_two(ctx: AppContext, state: PageState) -> PageState:
+    """Open "A vs B" on the first two rows of the ranking as shown (after search, filters, sort)."""
+    view = views.ranking_view(views.current_board(ctx), state.setting, filters_of(state), state.sort)
+    keys = list(view.table[views.KEY_COLUMN][:2])
+    if len(keys) < 2:
+        return state
+    shots = state.setting if state.setting.num_fewshot is not None else state.shots
+    return compare_state(replace(state, shots=shots), keys[0], keys[1])
 
 
 def caption(view: views.RankingView, page: views.TablePage, filters: views.RankingFilters) -> str:
@@ -100,6 +114,18 @@ def _filters() -> dict[str, gr.components.Component]:
     return {"types": types, "sizes": sizes, "precisions": precisions, "columns": columns}
 
 
+def metrics_switch(elem_id: str) -> gr.Radio:
+    """The "metrics: lm-eval | as specified" switch (the ranking, task and model pages each have one)."""
+    return gr.Radio(
+        list(METRIC_CHOICES),
+        value=METRIC_CHOICES[0][1],
+        label="Metrics",
+        info="lm-eval: the paper's tables and the official board; as specified: the paper's own metrics",
+        elem_id=elem_id,
+        scale=1,
+    )
+
+
 class RankingTab(Tab):
     id = "ranking"
     label = "Ranking"
@@ -133,6 +159,7 @@ class RankingTab(Tab):
                 scale=1,
                 elem_id="ranking-all-runs",
             )
+        metrics = metrics_switch("ranking-metrics")
         filters = _filters()
         banner = gr.Markdown(elem_id="ranking-banner")
         shown = gr.Markdown(elem_id="ranking-caption")
@@ -149,15 +176,27 @@ class RankingTab(Tab):
         with gr.Row(visible=False, elem_id="ranking-pager") as pager:
             previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="ranking-previous")
             following = gr.Button("Next ▶", size="sm", scale=0, elem_id="ranking-next")
-        csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+        with gr.Row():
+            csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+            compare = gr.Button(
+                "A vs B: compare the first two rows shown", size="sm", elem_id="ranking-compare"
+            )
 
         page.transition([table.select], open_clicked_run, event_data=True)
         page.transition(
             [previous.click], lambda state: replace(state, ranking_page=max(1, state.ranking_page - 1))
         )
         page.transition([following.click], lambda state: replace(state, ranking_page=state.ranking_page + 1))
+        page.transition([compare.click], lambda state: compare_first_two(page.ctx, state))
         return TabParts(
-            controls={"setting": setting, "search": search, "sort": sort, "all_runs": all_runs, **filters},
+            controls={
+                "setting": setting,
+                "search": search,
+                "sort": sort,
+                "all_runs": all_runs,
+                "metrics": metrics,
+                **filters,
+            },
             outputs={
                 "banner": banner,
                 "caption": shown,
@@ -169,11 +208,13 @@ class RankingTab(Tab):
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         filters = filters_of(state)
-        view = views.ranking_view(views.current_board(ctx), state.setting, filters, state.sort)
+        board = views.current_board(ctx, state.metrics)
+        view = views.ranking_view(board, state.setting, filters, state.sort)
         page = views.paged(view.table, state.ranking_page)
+        banner = "\n\n".join(text for text in (metrics_banner(board, state.setting), view.banner) if text)
         return Rendered(
             values={
-                "banner": view.banner,
+                "banner": banner,
                 "caption": caption(view, page, filters),
                 "table": Table(page.rows),
                 "pager": gr.update(visible=page.count > 1),
@@ -184,9 +225,11 @@ class RankingTab(Tab):
 
     def _csv_of(self, ctx: AppContext, state: PageState, view: views.RankingView) -> str:
         """The view's CSV file, written once per results version and view (not once per page)."""
-        key = (ctx.version, state.setting, filters_of(state), state.sort)
+        key = (ctx.version, state.setting, filters_of(state), state.sort, state.metrics)
         if key not in self._csv:
             if len(self._csv) > 64:
                 self._csv.clear()
-            self._csv[key] = write_csv(ctx.download_dir, f"evalita-ranking-{state.setting.value}", view.table)
+            suffix = "" if state.metrics == DEFAULT_METRIC_SET else f"-{state.metrics}"
+            name = f"evalita-ranking-{state.setting.value}{suffix}"
+            self._csv[key] = write_csv(ctx.download_dir, name, view.table)
         return self._csv[key]

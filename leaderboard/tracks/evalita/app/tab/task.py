@@ -13,7 +13,8 @@ import gradio as gr
 from eval_queue.vocabulary import RUN_SETTINGS
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, views
-from leaderboard.tracks.evalita.app.tab.ranking import open_clicked_run
+from leaderboard.tracks.evalita.app.tab.ranking import metrics_switch, open_clicked_run
+from leaderboard.tracks.evalita.app.views.metrics import metrics_banner, rank_changes_markdown
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import KEYED_TABLE, Table
 from leaderboard.ui.context import AppContext
@@ -29,7 +30,7 @@ class TaskTab(Tab):
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "task": Api(
-                fields=("task", "shots", "all_runs"),
+                fields=("task", "shots", "all_runs", "metrics"),
                 outputs=("info", "prompts", "models", "prompt_side", "heatmap"),
             )
         }
@@ -50,6 +51,7 @@ class TaskTab(Tab):
                 elem_id="task-setting",
                 scale=1,
             )
+            metrics = metrics_switch("task-metrics")
         info = gr.Markdown(elem_id="task-info")
         with gr.Accordion("Prompts (as the model reads them, and the answer options)", open=True):
             prompts = gr.HTML(elem_id="task-prompts")
@@ -65,6 +67,7 @@ class TaskTab(Tab):
         with gr.Row(visible=False) as pager:
             previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="task-previous")
             following = gr.Button("Next ▶", size="sm", scale=0, elem_id="task-next")
+        rank_changes = gr.Markdown(elem_id="task-rank-changes")
         gr.Markdown("#### Prompts across the models shown (MinP, MaxP, AvgP, CPS per prompt)")
         prompt_side = gr.Dataframe(interactive=False, elem_id="task-prompt-side")
         heatmap = gr.Plot(elem_id="task-heatmap", visible=False)
@@ -74,13 +77,14 @@ class TaskTab(Tab):
         page.transition([previous.click], lambda state: replace(state, task_page=max(1, state.task_page - 1)))
         page.transition([following.click], lambda state: replace(state, task_page=state.task_page + 1))
         return TabParts(
-            controls={"task": task, "shots": shots},
+            controls={"task": task, "shots": shots, "metrics": metrics},
             outputs={
                 "info": info,
                 "prompts": prompts,
                 "caption": shown,
                 "models": models,
                 "pager": pager,
+                "rank_changes": rank_changes,
                 "prompt_side": prompt_side,
                 "heatmap": heatmap,
                 **contributed,
@@ -91,7 +95,7 @@ class TaskTab(Tab):
         task = TASKS[state.task]
         num_fewshot = state.shots.num_fewshot
         assert num_fewshot is not None
-        board = views.current_board(ctx)
+        board = views.current_board(ctx, state.metrics)
         models = views.task_models_view(board, task.id, num_fewshot, state.all_runs)
         page = views.paged(models, state.task_page)
         if page.total:
@@ -102,11 +106,19 @@ class TaskTab(Tab):
         title = f"{task.abbrev}, {state.shots.label}: score per model and prompt"
         return Rendered(
             values={
-                "info": views.task_info_markdown(task.id),
+                "info": "\n\n".join(
+                    text
+                    for text in (
+                        views.task_info_markdown(task.id, board.metrics),
+                        metrics_banner(board, state.shots),
+                    )
+                    if text
+                ),
                 "prompts": views.prompts_html(task.id),
                 "caption": shown,
                 "models": Table(page.rows),
                 "pager": gr.update(visible=page.count > 1),
+                "rank_changes": rank_changes_markdown(board, task.id, num_fewshot, state.all_runs),
                 "prompt_side": Table(
                     views.prompt_side_view(board, task.id, num_fewshot, state.all_runs), False
                 ),

@@ -15,6 +15,7 @@ from leaderboard.tracks.evalita.app import tables
 from leaderboard.tracks.evalita.app.results import LoadedResults, evalita_results
 from leaderboard.tracks.evalita.app.tables import RANK_COLUMN
 from leaderboard.tracks.evalita.definition import SUITE, TRACK
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
 
 T = TypeVar("T")
 #: Views a snapshot keeps (the oldest computed is dropped first).
@@ -26,20 +27,43 @@ class Board:
     """One snapshot of the results with its ranking tables computed once, on first use.
 
     The app keeps one per results version; every view of that version reuses its tables,
-    so a filter change costs a filter, not a re-scoring.
+    so a filter change costs a filter, not a re-scoring.  A board shows one metric set (that of
+    ``loaded``); :meth:`with_metrics` gives the same snapshot's board of another set, built
+    once, through the same tables.
     """
 
     loaded: LoadedResults
+    #: The boards of this snapshot by metric set, shared by all of them (this one included).
+    _family: dict[MetricSet, Board] = field(default_factory=dict, repr=False)
     _rows: dict[int, pd.DataFrame] = field(default_factory=dict, repr=False)
     _prompts: dict[tuple[str, int, bool], pd.DataFrame] = field(default_factory=dict, repr=False)
     _choices: list[tuple[str, str]] | None = field(default=None, repr=False)
     _memo: dict[tuple, object] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def __post_init__(self) -> None:
+        self._family.setdefault(self.loaded.metric_set, self)
+
     @classmethod
     def of_store(cls, store: StoreResults) -> Board:
         """The Evalita board of one read of the results store (the track's ``snapshot``)."""
         return cls(evalita_results(store))
+
+    @property
+    def metrics(self) -> MetricSet:
+        """The metric set of every score on this board."""
+        return self.loaded.metric_set
+
+    def with_metrics(self, metrics: MetricSet | str) -> Board:
+        """This snapshot's board in metric set ``metrics`` (built on first use, then kept)."""
+        metrics = MetricSet(metrics)
+        with self._lock:
+            board = self._family.get(metrics)
+        if board is None:
+            board = Board(self.loaded.for_metric_set(metrics), self._family)
+            with self._lock:
+                board = self._family.setdefault(metrics, board)
+        return board
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -102,7 +126,7 @@ class Board:
     def warm(self) -> None:
         """Compute the ranking tables of both settings now (off the request path), then the
         prompt side of every task as the task tab first shows it, then the tidy scores frame
-        the task and model pages filter (built on first use)."""
+        the task and model pages filter (built on first use), then the other metric set's rankings."""
         for num_fewshot in FEWSHOT_SETTINGS:
             self.rows(num_fewshot)
         for num_fewshot in FEWSHOT_SETTINGS:
@@ -112,6 +136,9 @@ class Board:
                 self.prompt_rows(task.id, num_fewshot, include)
         self.choices()
         _ = self.scores
+        for metrics in MetricSet:  # the other set's rankings too: the switch answers at once
+            for num_fewshot in FEWSHOT_SETTINGS:
+                self.with_metrics(metrics).rows(num_fewshot)
 
 
 def _run_choices(runs: pd.DataFrame) -> list[tuple[str, str]]:
@@ -131,7 +158,8 @@ class _Snapshots(Protocol):
     def snapshot(self, track: str) -> Any: ...
 
 
-def current_board(ctx: _Snapshots) -> Board:
-    """The Evalita board of the app's latest read of the store (``AppContext.snapshot``)."""
+def current_board(ctx: _Snapshots, metrics: MetricSet | str = DEFAULT_METRIC_SET) -> Board:
+    """The Evalita board of the app's latest read of the store (``AppContext.snapshot``), in
+    metric set ``metrics``."""
     board: Board = ctx.snapshot(TRACK)
-    return board
+    return board.with_metrics(metrics)

@@ -12,7 +12,7 @@ from leaderboard.tracks.evalita.app.tables import task_column
 from leaderboard.tracks.evalita.definition import TASKS
 from leaderboard.views.common import _num
 
-RANK, AVG = "Rank", "Avg CPS"
+AVG = "Avg CPS"
 
 #: Run metadata copied next to the scores when the two settings are merged side by side.
 META_COLUMNS = ("params_b", "model_type", "license", "comparable", "data", "limit")

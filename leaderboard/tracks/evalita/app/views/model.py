@@ -25,6 +25,7 @@ from leaderboard.views.common import (
     _plain,
     _run_row,
     format_params,
+    interval_text,
     md_text,
     model_link,
 )
@@ -87,8 +88,9 @@ def model_vs_field(board: Board, run: RunRef, num_fewshot: int) -> FieldComparis
 
 
 def model_prompt_scores(board: Board, run: RunRef, num_fewshot: int) -> pd.DataFrame:
-    """Tidy ``task``, ``prompt``, ``score``, ``stderr`` (0–100, :func:`percent`) of one run."""
-    columns = ["task", "prompt", "score", "stderr"]
+    """Tidy ``task``, ``prompt``, ``score``, ``stderr`` and the score's 95 % interval ``low``/``high``
+    (0–100, :func:`percent`; ``None`` where the file has none) of one run."""
+    columns = ["task", "prompt", "score", "stderr", "low", "high"]
     scores = board.scores
     if scores.empty:
         return pd.DataFrame(columns=columns)
@@ -97,8 +99,7 @@ def model_prompt_scores(board: Board, run: RunRef, num_fewshot: int) -> pd.DataF
         {
             "task": picked["task"].map(task_label).to_numpy(),
             "prompt": picked["prompt"].to_numpy(),
-            "score": [_percent_or_none(v) for v in picked["score"]],
-            "stderr": [_percent_or_none(v) for v in picked["stderr"]],
+            **{c: [_percent_or_none(v) for v in picked[c]] for c in ("score", "stderr", "low", "high")},
         },
         columns=columns,
     )
@@ -108,21 +109,27 @@ def _percent_or_none(value: object) -> float | None:
     return None if value is None or pd.isna(value) else percent(float(value))  # type: ignore[arg-type]
 
 
-def score_with_stderr(score: float | None, stderr: float | None) -> str:
-    """``71.93 ± 1.20`` (both 0–100), ``71.93`` without a stderr, ``—`` without a score."""
+def score_with_stderr(
+    score: float | None, stderr: float | None, low: float | None = None, high: float | None = None
+) -> str:
+    """``71.93 [69.10–74.80]`` with its 95 % interval (all 0–100); an older run without per-item
+    data: ``71.93 ± 1.20`` with the harness's stderr, ``71.93`` without one; ``—`` without a score."""
     if score is None:
         return "—"
+    if low is not None and high is not None:
+        return f"{score:.2f} [{interval_text(low, high)}]"
     return f"{score:.2f}" if stderr is None else f"{score:.2f} ± {stderr:.2f}"
 
 
 def model_prompt_table(board: Board, run: RunRef, num_fewshot: int) -> pd.DataFrame:
-    """Per task (rows, paper order): each prompt's score with its stderr as ``±``."""
+    """Per task (rows, paper order): each prompt's score with its 95 % interval (or an older
+    run's stderr as ``±``)."""
     scores = model_prompt_scores(board, run, num_fewshot)
     width = max(len(task.prompts) for task in SUITE)
     headers = ["Task", *(f"p{i}" for i in range(1, width + 1))]
     if scores.empty:
         return pd.DataFrame(columns=headers)
-    cells = {(t, p): score_with_stderr(s, e) for t, p, s, e in scores.itertuples(index=False)}
+    cells = {(t, p): score_with_stderr(s, e, lo, hi) for t, p, s, e, lo, hi in scores.itertuples(index=False)}
     records = [
         {"Task": task.abbrev, **{p: cells.get((task.abbrev, p), "—") for p in task.prompt_ids}}
         for task in SUITE

@@ -10,12 +10,17 @@ from types import MappingProxyType
 import pandas as pd
 
 from eval_queue.vocabulary import RANKING_AGGREGATES, Aggregate, RunRef, Setting
-from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, task_column
+from leaderboard.tracks.evalita.app.tables import (
+    MAIN_SCORE_COLUMN,
+    TIER_COLUMN,
+    high_column,
+    low_column,
+    task_column,
+)
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
     META_COLUMNS,
-    RANK,
     SIZE_BUCKETS,
     RankingFilters,
     _spread,
@@ -23,12 +28,15 @@ from leaderboard.tracks.evalita.app.views.labels import (
 )
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.views.common import (
+    CI,
     KEY_COLUMN,
     MODEL,
     NOTE,
     PARAMS,
     PRECISION,
+    RANK,
     REVISION,
+    TIER,
     TYPE,
     _frame,
     _keys,
@@ -36,7 +44,7 @@ from leaderboard.views.common import (
     _num,
     _revisions,
     _run_row,
-    model_link,
+    interval_text,
 )
 
 #: The ranking's sort orders (link value → label), each in its natural direction.
@@ -173,6 +181,8 @@ def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort:
             RANK: _ranks(rows["_rank"]),
             MODEL: rows["model"].to_numpy(),
             AVG: rows[MAIN_SCORE_COLUMN].astype(float).to_numpy(),
+            CI: _intervals(rows, MAIN_SCORE_COLUMN),
+            TIER: _ranks(rows[TIER_COLUMN]),
         }
     )
     _add_identity(table, rows)
@@ -188,8 +198,14 @@ def _chosen(filters: RankingFilters) -> list[Aggregate]:
 
 
 def _ranks(ranks: pd.Series) -> pd.Series:
-    """Integer ranks, ``None`` for the unranked (object dtype, so 1 stays 1 and not 1.0)."""
+    """Integer ranks (or tiers), ``None`` for the unranked (object dtype, so 1 stays 1 and not 1.0)."""
     return pd.Series([None if pd.isna(v) else int(v) for v in ranks], dtype=object)
+
+
+def _intervals(rows: pd.DataFrame, column: str, suffix: str = "") -> list[str]:
+    """The 95 % interval of ``column`` per row as text (``—`` for a run without per-item data)."""
+    lows, highs = rows[low_column(column) + suffix], rows[high_column(column) + suffix]
+    return [interval_text(low, high) for low, high in zip(lows, highs, strict=True)]
 
 
 def _metric_column(rows: pd.DataFrame, task_id: str, aggregate: Aggregate, suffix: str) -> object:
@@ -231,6 +247,10 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
             f"{AVG} {Setting.ZERO.label}": both[f"{MAIN_SCORE_COLUMN}_0"].astype(float).to_numpy(),
             f"{AVG} {Setting.FIVE.label}": both[f"{MAIN_SCORE_COLUMN}_5"].astype(float).to_numpy(),
             f"{AVG} Δ": _diff_column(both[f"{MAIN_SCORE_COLUMN}_0"], both[f"{MAIN_SCORE_COLUMN}_5"]),
+            f"{CI} {Setting.ZERO.label}": _intervals(both, MAIN_SCORE_COLUMN, "_0"),
+            f"{CI} {Setting.FIVE.label}": _intervals(both, MAIN_SCORE_COLUMN, "_5"),
+            f"{TIER} {Setting.ZERO.label}": _ranks(both[f"{TIER_COLUMN}_0"]),
+            f"{TIER} {Setting.FIVE.label}": _ranks(both[f"{TIER_COLUMN}_5"]),
         }
     )
     _add_identity(table, both)
@@ -244,31 +264,6 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
                 table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
     table[KEY_COLUMN] = _keys(both)
     return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
-
-
-def linked(table: pd.DataFrame) -> pd.DataFrame:
-    """The same table with the Model column as links to the Hub (for HTML rendering)."""
-    if MODEL not in table.columns or table.empty:
-        return table
-    return table.assign(**{MODEL: table[MODEL].map(model_link)})
-
-
-def datatypes(table: pd.DataFrame) -> list[str]:
-    """gradio Dataframe datatypes: the model column is (escaped) HTML, numbers are numbers."""
-    kinds = []
-    for column in table.columns:
-        if column == MODEL:
-            kinds.append("html")
-        elif column != KEY_COLUMN and (pd.api.types.is_numeric_dtype(table[column]) or column == RANK):
-            kinds.append("number")
-        else:
-            kinds.append("str")
-    return kinds
-
-
-def to_csv(table: pd.DataFrame) -> str:
-    """The table as CSV, two decimals, without the hidden key column."""
-    return table.drop(columns=KEY_COLUMN, errors="ignore").to_csv(index=False, float_format="%.2f")
 
 
 def all_model_types(board: Board) -> list[str]:

@@ -8,12 +8,19 @@ import pandas as pd
 
 from eval_queue.vocabulary import PROMPT_AGGREGATES, Aggregate, RunRef
 from leaderboard.core.numbers import percent
-from leaderboard.tracks.evalita.app.tables import task_column
+from leaderboard.tracks.evalita.app.tables import high_column, low_column, task_column
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters, heading
 from leaderboard.tracks.evalita.app.views.ranking import _select_rows
 from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.metric_sets import (
+    DEFAULT_METRIC_SET,
+    MetricSet,
+    expected_metric,
+    metric_label,
+)
 from leaderboard.views.common import (
+    CI,
     KEY_COLUMN,
     MODEL,
     NOTE,
@@ -22,6 +29,7 @@ from leaderboard.views.common import (
     _notes,
     _num,
     html_text,
+    interval_text,
     md_text,
 )
 
@@ -34,23 +42,35 @@ TASK_TABLE_AGGREGATES: tuple[Aggregate, ...] = (
 )
 
 
+def prompt_interval_column(prompt_id: str) -> str:
+    """``p1 95% CI``: the column of a prompt score's interval on the task page."""
+    return f"{prompt_id} {CI}"
+
+
+def _percent_column(values: pd.Series) -> pd.Series:
+    # A plain float list: iterating an Arrow-backed column value by value is several times slower.
+    shown = [None if value != value else percent(value) for value in values.to_numpy(dtype=float).tolist()]
+    return pd.Series(shown, index=values.index, dtype=float)
+
+
 def _prompt_scores(board: Board, task_id: str, num_fewshot: int) -> pd.DataFrame:
-    """Tidy prompt scores of one task and setting: the run reference + ``prompt`` + ``score``
-    (0–100, rounded by :func:`leaderboard.tracks.evalita.metrics.percent`, the one display rounding)."""
-    columns = [*RunRef.COLUMNS, "prompt", "score"]
+    """Tidy prompt scores of one task and setting: the run reference + ``prompt`` + ``score`` and
+    its interval ``low``/``high`` (0–100, rounded by :func:`leaderboard.core.numbers.percent`,
+    the one display rounding; NaN without)."""
+    columns = [*RunRef.COLUMNS, "prompt", "score", "low", "high"]
     scores = board.scores
     if scores.empty:
         return pd.DataFrame(columns=columns)
     scores = scores[(scores["task"] == task_id) & (scores["num_fewshot"] == num_fewshot)]
-    shown = [None if pd.isna(value) else percent(float(value)) for value in scores["score"]]
-    return scores[columns].assign(score=pd.Series(shown, index=scores.index, dtype=float))
+    return scores[columns].assign(**{c: _percent_column(scores[c]) for c in ("score", "low", "high")})
 
 
 def task_models_view(
     board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
 ) -> pd.DataFrame:
-    """Models × prompts for one task, best CPS first: each prompt's score, then MaxP, AvgP,
-    CPS, the best prompt, the note and the hidden run key (computed once per snapshot)."""
+    """Models × prompts for one task, best CPS first: each prompt's score and its 95 % interval,
+    then MaxP, AvgP, CPS and its interval, the best prompt, the note and the hidden run key
+    (computed once per snapshot).  A run without per-item data shows ``—`` for the intervals."""
     key = ("task_models", task_id, num_fewshot, show_noncomparable)
     return board.memo(key, lambda: _task_models(board, task_id, num_fewshot, show_noncomparable))
 
@@ -59,19 +79,35 @@ def _task_models(board: Board, task_id: str, num_fewshot: int, show_noncomparabl
     task = TASKS[task_id]
     prompt_ids = list(task.prompt_ids)
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
-    headers = [MODEL, *prompt_ids, *(heading(a) for a in TASK_TABLE_AGGREGATES), NOTE, KEY_COLUMN]
+    cps_ci = f"{heading(Aggregate.CPS)} {CI}"
+    headers = [
+        MODEL,
+        *(c for p in prompt_ids for c in (p, prompt_interval_column(p))),
+        *(heading(a) for a in TASK_TABLE_AGGREGATES[:-1]),
+        cps_ci,
+        heading(TASK_TABLE_AGGREGATES[-1]),
+        NOTE,
+        KEY_COLUMN,
+    ]
     if rows.empty:
         return pd.DataFrame(columns=headers)
-    scores = _prompt_scores(board, task_id, num_fewshot)
-    wide = scores.pivot_table(
-        index=list(RunRef.COLUMNS), columns="prompt", values="score", aggfunc="first"
-    ).reset_index()
-    rows = rows.merge(wide, on=list(RunRef.COLUMNS), how="left")
     cps = task_column(task_id, Aggregate.CPS)
     rows = rows.sort_values([cps, "model"], ascending=[False, True], na_position="last", kind="stable")
     table = pd.DataFrame({MODEL: rows["model"].to_numpy()})
+    # Each run's (score, low, high) per prompt, looked up by run key: a dict, not a pivot and a
+    # merge (ten times slower at 1,000 runs).
+    scores = _prompt_scores(board, task_id, num_fewshot)
+    columns = [scores[c].tolist() for c in scores.columns]
+    cells = {
+        (RunRef(str(m), str(r), str(p)).key, prompt): (score, low, high)
+        for m, r, p, prompt, score, low, high in zip(*columns, strict=True)
+    }
+    keys = _keys(rows)
+    nothing = (None, None, None)
     for prompt_id in prompt_ids:
-        table[prompt_id] = rows[prompt_id].astype(float).to_numpy() if prompt_id in rows else None
+        shown = [cells.get((key, prompt_id), nothing) for key in keys]
+        table[prompt_id] = pd.array([s for s, _, _ in shown], dtype=float) if shown else None
+        table[prompt_interval_column(prompt_id)] = [interval_text(lo, hi) for _, lo, hi in shown]
     for aggregate in TASK_TABLE_AGGREGATES:
         values = rows[task_column(task_id, aggregate)]
         table[heading(aggregate)] = (
@@ -79,8 +115,16 @@ def _task_models(board: Board, task_id: str, num_fewshot: int, show_noncomparabl
             if aggregate.is_score
             else values.fillna("").astype(str).to_numpy()
         )
+    table.insert(
+        table.columns.get_loc(heading(Aggregate.CPS)) + 1,
+        cps_ci,
+        [
+            interval_text(low, high)
+            for low, high in zip(rows[low_column(cps)], rows[high_column(cps)], strict=True)
+        ],
+    )
     table[NOTE] = _notes(rows)
-    table[KEY_COLUMN] = _keys(rows)
+    table[KEY_COLUMN] = keys
     return table
 
 
@@ -113,16 +157,17 @@ def prompt_side_view(
     return _frame(records, headers)
 
 
-def task_info_markdown(task_id: str) -> str:
-    """Description, metric and the paper's baselines of a task (suite text, escaped)."""
+def task_info_markdown(task_id: str, metrics: MetricSet | str = DEFAULT_METRIC_SET) -> str:
+    """Description, metric (in metric set ``metrics``) and the paper's baselines of a task (suite text, escaped)."""
     task = TASKS[task_id]
+    label, metric = metric_label(task, metrics), expected_metric(task, metrics)
     lines = [
         f"### {md_text(task.abbrev)} — {md_text(task.name)}",
         md_text(task.description) if task.description else "",
         "",
         f"**Competence:** {md_text(task.competence)} · **Domain:** {md_text(task.domain)} · "
-        f"**Evaluation:** {md_text(task.kind)} · **Metric:** {md_text(task.metric_label)} "
-        f"({md_text(task.metric)}) · **Dataset:** {md_text(task.dataset.path)}",
+        f"**Evaluation:** {md_text(task.kind)} · **Metric:** {md_text(label)} "
+        f"({md_text(metric)}) · **Dataset:** {md_text(task.dataset.path)}",
     ]
     if task.baselines:
         lines += ["", "**Paper baselines (0–100):**"]

@@ -1,0 +1,392 @@
+"""``python -m backend rescore``: every metric of stored Evalita runs again, from their details.
+
+    python -m backend rescore RESULTS_PATH [RESULTS_PATH ...] [--metric-set S] [--dry-run]
+    python -m backend rescore --all [--metric-set S] [--dry-run]
+
+No model, no GPU, no network: it reads the results and details stores of ``Settings.from_env()``
+(``EVALITA_DATA_DIR`` or the hub repos) and, per run and metric set
+(:mod:`leaderboard.tracks.evalita.metric_sets`; default: both):
+
+* ``lm-eval`` (version 1, the harness's own numbers) is **checked**: every prompt score is
+  recomputed from the details and compared, bit for bit, with the file's ``tasks``, which are
+  never rewritten.
+* ``as-specified`` is **filled**: its block of the current version is added to the file when
+  the file has none (the original ``tasks`` and every older block stay as they are).  A file
+  that already holds an equal block is left untouched (idempotent); one whose block of the same
+  version differs is reported, never overwritten.
+
+A run whose details are missing, or lack what a metric needs (older details keep no LS
+annotator counts), is named with the reason and skipped for that task or set.  Exit codes:
+0 — done (including runs named as skipped); 1 — a check found a difference, a block conflicts,
+or a file could not be read or written; 2 — bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from eval_queue.errors import (
+    ConfigurationError,
+    EvalitaError,
+    MalformedFileError,
+    StorageError,
+)
+from eval_queue.redact import install_log_redaction
+from eval_queue.requests import isoformat, utc_now
+from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS, load_object
+from eval_queue.settings import Settings
+from eval_queue.storage import Stores, open_stores
+from eval_queue.storage.paths import is_results_file
+from leaderboard.core.migrations import track_of, upgrade
+from leaderboard.core.numbers import percent
+from leaderboard.tracks.evalita.definition import TRACK
+from leaderboard.tracks.evalita.metric_sets import (
+    METRIC_SETS,
+    MetricSet,
+    MetricSetSpec,
+    block_of,
+    run_prompts,
+    score_run,
+)
+from leaderboard.tracks.evalita.schema import (
+    DetailRecord,
+    MetricSetBlock,
+    PromptScore,
+    ResultsFile,
+    details_file_name,
+    parse_details,
+)
+
+log = logging.getLogger("backend.tracks.evalita.rescore")
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class Action(StrEnum):
+    """What rescoring did with one metric set of one run."""
+
+    WRITTEN = "written"
+    WOULD_WRITE = "would be written"  # --dry-run
+    UNCHANGED = "unchanged"  # the file already holds an equal block
+    CHECKED = "checked"  # lm-eval: every recomputed score equals the file's
+    DIFFERS = "differs"  # lm-eval: a recomputed score differs; or a block of the same version does
+    SKIPPED = "skipped"  # nothing could be scored (the reason says why)
+
+
+@dataclass
+class SetOutcome:
+    metric_set: MetricSet
+    version: int
+    action: Action
+    #: Tasks scored, and tasks skipped with the reason.
+    scored: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    #: lm-eval: prompt scores compared / identical bit for bit / equal as shown (two decimals).
+    compared: int = 0
+    identical: int = 0
+    shown_equal: int = 0
+    differences: list[str] = field(default_factory=list)
+
+    @property
+    def problem(self) -> bool:
+        return self.action is Action.DIFFERS
+
+
+@dataclass
+class RunOutcome:
+    """What rescoring did with one results file."""
+
+    path: str
+    sets: list[SetOutcome] = field(default_factory=list)
+    #: Why the run was not rescored at all (no details…).
+    skipped: str | None = None
+    failed: str | None = None
+    #: The file belongs to another track (no metric sets): not rescored, not an Evalita run.
+    other_track: str | None = None
+
+    @property
+    def problem(self) -> bool:
+        return self.failed is not None or any(s.problem for s in self.sets)
+
+    @property
+    def written(self) -> bool:
+        return any(s.action is Action.WRITTEN for s in self.sets)
+
+
+# --------------------------------------------------------------------------- one run
+
+
+class _Details:
+    """A run's details files, each read and parsed once (both sets share them)."""
+
+    def __init__(self, stores: Stores, folder: str) -> None:
+        self.stores = stores
+        self.folder = folder
+        self._read: dict[tuple[str, str], list[DetailRecord]] = {}
+
+    def __call__(self, task_id: str, prompt_id: str) -> list[DetailRecord]:
+        key = (task_id, prompt_id)
+        if key not in self._read:
+            path = f"{self.folder}/{details_file_name(task_id, prompt_id)}"
+            self._read[key] = parse_details(
+                self.stores.details.read(path, max_bytes=DETAILS_FILE_MAX_BYTES), path
+            )
+        return self._read[key]
+
+
+def _same_score(stored: PromptScore, computed: PromptScore) -> tuple[bool, bool]:
+    """(identical bit for bit, equal as shown): the score, and NER's per-domain scores."""
+    pairs = [(stored.score, computed.score)]
+    if stored.parts is not None:
+        pairs += [(stored.parts.get(k), v) for k, v in (computed.parts or {}).items()]
+    identical = all(a == b for a, b in pairs)
+    shown = all(percent(a) == percent(b) for a, b in pairs)
+    return identical, shown
+
+
+def check_harness_set(spec: MetricSetSpec, results: ResultsFile, read: _Details) -> SetOutcome:
+    """Recompute a harness-native set from the details and compare it with the file's ``tasks``."""
+    scores = score_run(spec, run_prompts(results), read)
+    outcome = SetOutcome(spec.id, spec.version, Action.CHECKED, list(scores.tasks), dict(scores.skipped))
+    for task_id, computed in scores.tasks.items():
+        for prompt_id, score in computed.prompts.items():
+            stored = results.tasks[task_id].prompts[prompt_id]
+            identical, shown = _same_score(stored, score)
+            outcome.compared += 1
+            outcome.identical += identical
+            outcome.shown_equal += shown
+            if not identical:
+                outcome.differences.append(
+                    f"{task_id}/{prompt_id}: stored {stored.score!r}, recomputed {score.score!r}"
+                )
+    if outcome.differences:
+        outcome.action = Action.DIFFERS
+    elif not scores.tasks:
+        outcome.action = Action.SKIPPED
+    return outcome
+
+
+def _same_block(a: MetricSetBlock, b: MetricSetBlock) -> bool:
+    """Equal numbers and skipped tasks (who computed them, and when, does not matter)."""
+    keep = {"tasks", "skipped"}
+    return a.model_dump(include=keep) == b.model_dump(include=keep)
+
+
+def fill_set(
+    spec: MetricSetSpec, results: ResultsFile, read: _Details, now: str
+) -> tuple[SetOutcome, MetricSetBlock | None]:
+    """A set's block for the run, and whether the file needs it (None: nothing to write)."""
+    scores = score_run(spec, run_prompts(results), read)
+    outcome = SetOutcome(spec.id, spec.version, Action.WRITTEN, list(scores.tasks), dict(scores.skipped))
+    if not scores.tasks:
+        outcome.action = Action.SKIPPED
+        return outcome, None
+    block = block_of(spec, scores, "rescore", now)
+    stored = results.metric_set_block(spec.id.value, spec.version)
+    if stored is None:
+        return outcome, block
+    if _same_block(stored, block):
+        outcome.action = Action.UNCHANGED
+    else:
+        outcome.action = Action.DIFFERS
+        outcome.differences.append(
+            f"the file's {spec.id}/{spec.version} block (by {stored.computed_by}) differs from the "
+            "details' scores; not overwritten (a change of metrics needs a new version)"
+        )
+    return outcome, None
+
+
+def _append_blocks(data: bytes, path: str, blocks: Sequence[MetricSetBlock]) -> bytes:
+    """The file with ``blocks`` appended to its ``metric_sets``; every other key kept as it was."""
+    raw = load_object(data, path, RESULTS_LIMITS)
+    present = raw.get("metric_sets") or []
+    kept = [b for b in blocks if not any(_same_key(p, b) for p in present)]  # a racing rescore wrote it
+    raw["metric_sets"] = [*present, *(b.model_dump(mode="json") for b in kept)]
+    ResultsFile.from_raw(upgrade(dict(raw), path), path)  # still a valid file
+    return (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def _same_key(present: Any, block: MetricSetBlock) -> bool:
+    return isinstance(present, dict) and (present.get("name"), present.get("version")) == (
+        block.name,
+        block.version,
+    )
+
+
+def rescore_file(
+    stores: Stores, path: str, sets: Iterable[MetricSet], *, dry_run: bool = False, now: str | None = None
+) -> RunOutcome:
+    """Rescore one results file (see the module docstring); never raises for a bad run."""
+    outcome = RunOutcome(path)
+    try:
+        data = stores.results.read(path, max_bytes=RESULTS_LIMITS.max_bytes)
+        raw = load_object(data, path, RESULTS_LIMITS)
+        track = track_of(raw.get("schema"), raw.get("track"), path)
+        if track != TRACK:
+            outcome.other_track = track
+            return outcome
+        results = ResultsFile.from_raw(upgrade(raw, path), path)
+    except (MalformedFileError, StorageError) as exc:
+        outcome.failed = f"cannot read it: {exc}"
+        return outcome
+    if not results.run.details_path:
+        outcome.skipped = "the run kept no details (run.details_path is empty)"
+        return outcome
+    read = _Details(stores, results.run.details_path)
+    now = now or isoformat(utc_now())
+    blocks: list[MetricSetBlock] = []
+    try:
+        for name in sets:
+            spec = METRIC_SETS[name]
+            if spec.harness_native:
+                outcome.sets.append(check_harness_set(spec, results, read))
+            else:
+                done, block = fill_set(spec, results, read, now)
+                outcome.sets.append(done)
+                if block is not None:
+                    blocks.append(block)
+    except (MalformedFileError, StorageError, EvalitaError) as exc:
+        outcome.failed = f"reading its details: {exc}"
+        return outcome
+    if blocks and dry_run:
+        for set_outcome in outcome.sets:
+            if set_outcome.action is Action.WRITTEN:
+                set_outcome.action = Action.WOULD_WRITE
+    elif blocks:
+        try:
+            message = f"rescore: {', '.join(f'{b.name}/{b.version}' for b in blocks)} for {path}"
+            stores.results.update(
+                path, lambda current: _append_blocks(current, path, blocks), message=message
+            )
+        except (MalformedFileError, StorageError) as exc:
+            outcome.failed = f"writing it: {exc}"
+    return outcome
+
+
+def rescore(
+    stores: Stores, paths: Iterable[str], sets: Sequence[MetricSet], *, dry_run: bool = False
+) -> list[RunOutcome]:
+    """:func:`rescore_file` of every path, in order (one time stamp for the whole pass)."""
+    now = isoformat(utc_now())
+    return [rescore_file(stores, path, sets, dry_run=dry_run, now=now) for path in paths]
+
+
+def all_results_paths(stores: Stores) -> list[str]:
+    """Every results file of the store (of any track: the others are named and skipped)."""
+    return [path for path in stores.results.list() if is_results_file(path)]
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def describe(outcome: RunOutcome) -> str:
+    """One line (and indented details) saying what happened to a run."""
+    if outcome.failed:
+        return f"{outcome.path}: FAILED, {outcome.failed}"
+    if outcome.other_track:
+        return f"{outcome.path}: not rescored, a {outcome.other_track} results file (only Evalita runs have metric sets)"
+    if outcome.skipped:
+        return f"{outcome.path}: skipped, {outcome.skipped}"
+    parts = []
+    notes = []
+    for s in outcome.sets:
+        head = f"{s.metric_set}/{s.version}"
+        if s.action in (Action.CHECKED, Action.DIFFERS) and s.compared:
+            parts.append(
+                f"{head} {s.action}: {s.identical} of {s.compared} prompt scores identical"
+                + (f", {s.shown_equal} equal to two decimals" if s.identical != s.compared else "")
+            )
+        else:
+            parts.append(f"{head} {s.action}" + (f" ({', '.join(s.scored)})" if s.scored else ""))
+        notes += [f"  {head}: {task} skipped: {why}" for task, why in s.skipped.items()]
+        notes += [f"  {head}: {line}" for line in s.differences[:10]]
+    return "\n".join([f"{outcome.path}: " + "; ".join(parts), *notes])
+
+
+def summary(outcomes: Sequence[RunOutcome]) -> str:
+    written = sum(o.written for o in outcomes)
+    failed = sum(o.failed is not None for o in outcomes)
+    skipped = sum(o.skipped is not None for o in outcomes)
+    differ = sum(any(s.problem for s in o.sets) for o in outcomes)
+    others = sum(o.other_track is not None for o in outcomes)
+    return (
+        f"{len(outcomes) - others} Evalita results file(s): {written} written, {differ} with differences, "
+        f"{skipped} skipped, {failed} failed" + (f"; {others} of other tracks left alone" if others else "")
+    )
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m backend rescore",
+        description="Recompute the metrics of stored Evalita runs from their details (no model, offline).",
+        epilog="Exit codes: 0 done (skipped runs are named); 1 a difference, a conflict or an unreadable "
+        "file; 2 bad usage.",
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="RESULTS_PATH", help="results files, as `eval_queue list` shows them"
+    )
+    parser.add_argument("--all", action="store_true", help="every results file of the store")
+    parser.add_argument(
+        "--metric-set",
+        choices=[m.value for m in MetricSet],
+        action="append",
+        help="lm-eval: check the harness's numbers; as-specified: add its block (default: both)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="with --all, also name other tracks' files"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    install_log_redaction()
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if bool(args.paths) == bool(args.all):
+        parser.print_usage(sys.stderr)
+        print("rescore: name results files or give --all (not both)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        settings = Settings.from_env()
+    except ConfigurationError as exc:
+        log.error("%s", exc)
+        return EXIT_USAGE
+    install_log_redaction(*settings.secrets)
+    stores = open_stores(settings)
+    sets = [MetricSet(m) for m in dict.fromkeys(args.metric_set or [m.value for m in MetricSet])]
+    try:
+        paths = all_results_paths(stores) if args.all else list(args.paths)
+    except StorageError as exc:
+        log.error("cannot list the results store: %s", exc)
+        return EXIT_PROBLEMS
+    not_results = [p for p in paths if not is_results_file(p)]
+    if not_results:
+        print(f"rescore: not a results file (results_*.json): {', '.join(not_results)}", file=sys.stderr)
+        return EXIT_USAGE
+    outcomes = []
+    now = isoformat(utc_now())
+    for path in paths:
+        outcome = rescore_file(stores, path, sets, dry_run=args.dry_run, now=now)
+        outcomes.append(outcome)
+        if not (args.all and outcome.other_track and not args.verbose):
+            print(describe(outcome), flush=True)
+    print(summary(outcomes) + (" (dry run: nothing written)" if args.dry_run else ""))
+    return EXIT_PROBLEMS if any(o.problem for o in outcomes) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The package boundaries of docs/ARCHITECTURE.md: imports go down only, and a track is named in its own folders.
+
+* ``backend/`` never imports the app layer (gradio, plotly, the UI, the views, the store reader,
+  any track's ``app`` package): checked by importing every backend module in a fresh interpreter.
+* The domain (``leaderboard/core``, each ``leaderboard/tracks/<t>/`` outside ``app/``) and
+  ``eval_queue`` import no app-layer module, anywhere in a file (function-level imports too).
+* Outside the tracks' own folders, a track is named only by the registry line
+  (``eval_queue/tracks.py``) — and the default track also by the page state
+  (``leaderboard/state.py``: the landing page's URL fields are its ranking's).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+APP_LAYER = re.compile(
+    r"^(gradio|plotly|leaderboard\.(ui|views|store|state|export|__main__)|leaderboard\.tracks\.[a-z_]+\.app)(\.|$)"
+)
+PACKAGES = ("eval_queue", "leaderboard", "backend")
+
+
+def _python_files(*roots: str) -> list[Path]:
+    return sorted(p for root in roots for p in (REPO / root).rglob("*.py") if "sample_data" not in p.parts)
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module a file imports, at any depth (function-level imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return names
+
+
+def _is_domain(path: Path) -> bool:
+    rel = path.relative_to(REPO).as_posix()
+    if rel.startswith("eval_queue/") or rel.startswith("leaderboard/core/"):
+        return True
+    return rel.startswith("leaderboard/tracks/") and "/app/" not in rel
+
+
+def test_importing_every_backend_module_loads_no_app_layer_module() -> None:
+    modules = sorted(
+        ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        for p in _python_files("backend")
+        if p.name != "__main__.py"
+    )
+    code = (
+        "import importlib, re, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"app = re.compile({APP_LAYER.pattern!r})\n"
+        "print('\\n'.join(sorted(m for m in sys.modules if app.match(m))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == [], f"backend modules pulled in the app layer: {done.stdout.split()}"
+    assert len(modules) > 30  # the walk found the backend
+
+
+def test_the_domain_and_the_queue_import_no_app_layer_module() -> None:
+    checked = 0
+    for path in _python_files("eval_queue", "leaderboard"):
+        if not _is_domain(path):
+            continue
+        checked += 1
+        bad = [name for name in _imports(path) if APP_LAYER.match(name)]
+        assert bad == [], f"{path.relative_to(REPO)} imports the app layer: {bad}"
+    assert checked > 40
+
+
+def test_backend_source_names_no_app_layer_module() -> None:
+    for path in _python_files("backend"):
+        bad = [name for name in _imports(path) if APP_LAYER.match(name)]
+        assert bad == [], f"{path.relative_to(REPO)} imports the app layer: {bad}"
+
+
+#: How each track is named in code: its name or package, in identifiers, strings and comments.
+TRACK_NAMES = {
+    "judge": re.compile(r"judge", re.I),
+    "long-context": re.compile(r"long[-_ ]?context|indaqa", re.I),
+    # "Evalita" is also the project's name (EvalitaError, EVALITA_DATA_DIR): the track is named by
+    # its package or its name as a value.
+    "evalita": re.compile(r"tracks[./]evalita|[\"']evalita[\"']"),
+}
+#: The modules outside the tracks' folders allowed to name a track (docs/ARCHITECTURE.md).
+ALLOWED = {
+    "judge": {"eval_queue/tracks.py"},
+    "long-context": {"eval_queue/tracks.py"},
+    "evalita": {"eval_queue/tracks.py", "leaderboard/state.py"},
+}
+
+
+@pytest.mark.parametrize("track", sorted(TRACK_NAMES))
+def test_outside_the_tracks_folders_a_track_is_named_only_by_the_registry(track: str) -> None:
+    folders = ("leaderboard/tracks/", "backend/tracks/")
+    shared = [
+        p
+        for p in _python_files(*PACKAGES)
+        if not p.relative_to(REPO).as_posix().startswith(folders) or p.parent.name == "tracks"
+    ]
+    naming = {
+        p.relative_to(REPO).as_posix() for p in shared if TRACK_NAMES[track].search(p.read_text("utf-8"))
+    }
+    assert naming <= ALLOWED[track], f"{sorted(naming - ALLOWED[track])} name the {track} track"
+    assert "eval_queue/tracks.py" in naming  # the pattern finds the registry line
