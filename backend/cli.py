@@ -205,13 +205,15 @@ def main(argv: Sequence[str]) -> int:
         limits = ServeLimits(until_empty=args.until_empty, deadline_s=args.deadline_s)
         has_work = partial(queue_has_work, RequestQueue(open_stores(settings).requests))
         return int(serve(config, once_argv, limits, has_work))
-    from backend.worker import next_track, run_once
+    from backend.worker import next_request, run_once
 
     stores = open_stores(settings)
     queue = RequestQueue(stores.requests, secrets=settings.secrets, results=stores.results)
-    # The data check is the track's: it asks the runner of the track it is about to claim.
+    # The data check is the track's: it asks the runner of the track it is about to claim,
+    # with that request (e.g. a protocol that needs a file this worker was not given).
+    upcoming = next_request(queue)
     try:
-        check_track_data(next_track(queue) or DEFAULT_TRACK, config)
+        check_track_data(upcoming.track if upcoming else DEFAULT_TRACK, config, request=upcoming)
     except DataSourceError as exc:
         log.error("nothing claimed: %s", exc)
         return ExitCode.DATA_UNAVAILABLE

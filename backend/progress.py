@@ -208,6 +208,11 @@ class ProgressTracker:
             self._task_total[name],
         )
 
+    def heartbeat(self) -> None:
+        """Decoding goes on inside one long batch (no request finished yet): tell the stall watchdog."""
+        if self._on_progress is not None and self.phase:
+            self._on_progress(f"{self.phase} {self.done}/{self.total}: decoding a batch")
+
     def _finish_phase(self) -> None:
         if self.phase:
             self.last_phase_end = self._clock()

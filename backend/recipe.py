@@ -47,7 +47,7 @@ PROJECT_MODEL_CLASSES = {
     ),
     "hf-book-cache": (
         "hf",
-        "the worker ran the long-context book-cache model (hf-book-cache: each book's prefix "
+        "the worker ran the book-cache model (hf-book-cache: each book's prefix "
         "computed once); a plain lm_eval runs hf, which recomputes it for every question",
     ),
 }

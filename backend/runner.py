@@ -109,6 +109,40 @@ class TokenCounter:
     detected_batch_sizes: list[int] = field(default_factory=list)
 
 
+class DecodingHeartbeat:
+    """A ``generate`` stopping criterion that never stops: it calls ``beat`` at most every ``every_s``.
+
+    One batch of long answers (a reasoning model's thousands of tokens) finishes no request for
+    many minutes; without a beat the worker's stall watchdog would take it for a hung run.
+    """
+
+    def __init__(
+        self, beat: Callable[[], None], every_s: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ):
+        self._beat, self._every_s, self._clock = beat, every_s, clock
+        self._last = clock()
+
+    def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.Tensor:
+        now = self._clock()
+        if now - self._last >= self._every_s:
+            self._last = now
+            self._beat()
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+
+def _beat_while_decoding(model: Any, beat: Callable[[], None]) -> None:
+    """Wrap ``model.generate`` (this instance only) so that decoding beats the progress tracker."""
+    from transformers import StoppingCriteriaList
+
+    original = model.generate
+
+    def generate(*args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
+        criteria = StoppingCriteriaList([*(stopping_criteria or []), DecodingHeartbeat(beat)])
+        return original(*args, stopping_criteria=criteria, **kwargs)
+
+    model.generate = generate
+
+
 def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None:
     """Hook progress and token counting into an lm-eval model instance (no behaviour change)."""
     lm.set_cache_hook(tracker)
@@ -134,6 +168,9 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
             return model_call(inps, *args, **kwargs)
 
         lm._model_call = counted_call
+    model = getattr(lm, "_model", None)
+    if isinstance(model, torch.nn.Module) and hasattr(model, "generate"):
+        _beat_while_decoding(model, tracker.heartbeat)
     if hasattr(lm, "_model_generate"):
         model_generate = lm._model_generate
 
@@ -237,6 +274,24 @@ def build_model_args(model: ModelRef, options: RunOptions, dtype: str) -> str:
     if options.backend == "vllm":
         parts += ["enable_prefix_caching=False", f"seed={TORCH_SEED}"]
     return ",".join(parts)
+
+
+def context_window(model: ModelRef, options: RunOptions, tokenizer: Any = None) -> int:
+    """The model's window in tokens as lm-eval's ``hf`` model reads it (config, then tokenizer, then
+    its default): what a prompt plus its answer budget must fit in, or lm-eval cuts the prompt's start."""
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.models.utils import resolve_max_length
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(
+            model.model_id, revision=model.revision, trust_remote_code=options.trust_remote_code
+        )
+    except (OSError, ValueError) as exc:
+        raise HarnessError(
+            f"could not read the config of {model.model_id}: {type(exc).__name__}: {exc}"
+        ) from exc
+    return int(resolve_max_length(config, tokenizer, default=HFLM._DEFAULT_MAX_LENGTH))
 
 
 def _seed_everything() -> None:

@@ -55,6 +55,7 @@ from backend.tracks import Evaluation, Progress, RunContext, StageError, TrackRu
 from eval_queue.errors import EvalitaError, LeaseLostError, MalformedFileError, StorageError
 from eval_queue.names import check_runnable
 from eval_queue.queue import RequestQueue, fair_order
+from eval_queue.requests import EvalRequest
 from eval_queue.storage import Stores
 
 log = logging.getLogger(__name__)
@@ -265,8 +266,8 @@ class StallWatchdog(_BackgroundLoop):
 # --------------------------------------------------------------------------- one job
 
 
-def next_track(queue: RequestQueue) -> str | None:
-    """The track of the request :meth:`RequestQueue.claim_next` would claim now (None: none, or unreadable).
+def next_request(queue: RequestQueue) -> EvalRequest | None:
+    """The request :meth:`RequestQueue.claim_next` would claim now (None: none, or unreadable).
 
     For the pre-claim data check only: another worker may claim it first, and the runner
     checks its data again when it runs.
@@ -276,7 +277,13 @@ def next_track(queue: RequestQueue) -> str | None:
     except StorageError as exc:
         log.warning("could not list the queue before claiming: %s", exc)
         return None
-    return pending[0].track if pending else None
+    return pending[0] if pending else None
+
+
+def next_track(queue: RequestQueue) -> str | None:
+    """The track of :func:`next_request` (None: none, or unreadable)."""
+    request = next_request(queue)
+    return request.track if request else None
 
 
 def run_once(

@@ -93,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
                     dest=f"option_{option.name}",
                     type=_comma_list if option.multiple else str,
                     default=None,
-                    metavar=",".join(value for _, value in option.choices[:2]) or None,
+                    metavar=(",".join if option.multiple else "|".join)(v for _, v in option.choices[:2])
+                    or None,
                     help=option.help,
                 )
 

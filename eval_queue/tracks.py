@@ -270,7 +270,8 @@ class TrackSpec:
     results_type: str | None = None
     #: Worker: ``evaluate(request, config, context) -> Evaluation`` (:mod:`backend.tracks`).
     runner: str | None = None
-    #: Worker: ``check_data(config)`` before a request of this track is claimed (raises ``DataSourceError``).
+    #: Worker: ``check_data(config, request)`` before ``request`` (of this track; None: unknown) is
+    #: claimed (raises ``DataSourceError``: nothing is claimed).
     check_data: str | None = None
     #: Worker: ``main(argv) -> exit code`` of ``python -m backend rescore --track NAME``: its stored
     #: runs' metrics again from their details (None: the track cannot be rescored).

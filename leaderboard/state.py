@@ -49,12 +49,18 @@ class Notice:
 class UrlField:
     """A link field a tab owns beyond :class:`PageState`'s own (e.g. a track's context setting).
 
-    ``choices`` ``None``: any text (at most :data:`MAX_SEARCH` characters) is kept, and the tab
-    checks it against what it shows (a run key, say), with a notice of its own.
+    ``choices=None``: the values come from the data (a run key, the data sets a
+    track's runs used), so any printable text (at most :data:`MAX_SEARCH` characters) is kept and the tab
+    checks it against what it shows when it renders, with a notice of its own.
     """
 
     default: str
     choices: tuple[str, ...] | None
+
+    def accepts(self, raw: str) -> bool:
+        if self.choices is None:
+            return len(raw) <= MAX_SEARCH and raw.isprintable()
+        return raw in self.choices
 
 
 def _values(*items: object) -> tuple[str, ...]:
@@ -132,9 +138,7 @@ class PageState:
             raw = params.get(name)
             if raw is None:
                 continue
-            if spec.choices is None:
-                extra.append((name, raw[:MAX_SEARCH]))
-            elif raw in spec.choices:
+            if spec.accepts(raw):
                 extra.append((name, raw))
             else:
                 notices.append(Notice(name, raw, spec.default))
@@ -155,8 +159,11 @@ class PageState:
         if name in {f.name for f in fields(self)}:
             value, _ = _parse(name, getattr(self, name), raw, (self.tab,))
             changed = replace(self, **{name: value})
-        else:
-            changed = replace(self, extra=tuple(sorted({**dict(self.extra), name: str(raw)}.items())))
+        else:  # a tab's field; an emptied control (None, "") leaves it unset
+            extra = {k: v for k, v in self.extra if k != name}
+            if raw is not None and str(raw) != "":
+                extra[name] = str(raw)
+            changed = replace(self, extra=tuple(sorted(extra.items())))
         if name in _RESETS_PAGE:
             changed = replace(changed, ranking_page=1)
         if name in _RESETS_TASK_PAGE:

@@ -14,8 +14,10 @@ and never publishes anything itself.
 
 The runner's module is imported only when a request of that track runs, so polling an
 empty queue needs neither torch nor any track's code.  A spec may also name a
-``check_data(config)``: the worker calls it (:func:`check_track_data`) before claiming a
-request of that track, so that missing data claims nothing.
+``check_data(config, request)``: the worker calls it (:func:`check_track_data`) before claiming
+a request of that track, with the request it is about to claim (None when the queue could not
+be listed), so that missing data — or a request this worker cannot serve, such as one whose
+protocol needs a file the worker was not given — claims nothing.
 """
 
 from __future__ import annotations
@@ -123,16 +125,22 @@ class NoRunnerError(EvalitaError):
     """A request of a track whose runner is not installed in this worker."""
 
 
-def check_track_data(track: str, config: WorkerConfig, registry: TrackRegistry | None = None) -> bool:
+def check_track_data(
+    track: str,
+    config: WorkerConfig,
+    registry: TrackRegistry | None = None,
+    request: EvalRequest | None = None,
+) -> bool:
     """The pre-claim data check of ``track`` (``TrackSpec.check_data``), if it has one.
 
-    Returns whether a check ran (False: the track has none).  The check raises
-    :class:`~leaderboard.core.datasource.DataSourceError` naming what is missing.
+    ``request`` is the request the worker is about to claim (None: unknown), for checks that
+    depend on its options.  Returns whether a check ran (False: the track has none).  The
+    check raises :class:`~leaderboard.core.datasource.DataSourceError` naming what is missing.
     """
     check = (registry or track_registry()).spec(track).load("check_data")
     if check is None:
         return False
-    check(config)
+    check(config, request)
     return True
 
 

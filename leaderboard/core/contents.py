@@ -78,7 +78,7 @@ HEAD_COLUMNS: tuple[pa.Field, ...] = (
         "setting",
         pa.string(),
         "the row's setting within its track (a few-shot setting such as 0shot, a context setting "
-        "such as 10k, a judge mode such as meta)",
+        "such as 10k, a mode such as meta)",
     ),
     column("num_fewshot", pa.int64(), "few-shot examples per prompt"),
     column("variant", pa.string(), "the part of the track the run covered (e.g. wic-sa); null: all"),

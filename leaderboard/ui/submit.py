@@ -160,10 +160,18 @@ def render_queue(ctx: AppContext) -> dict[str, object]:
 
 
 def _option_component(spec: TrackSpec, option: OptionField) -> gr.components.Component:
-    """A track's option on the form: a subset as checkboxes (all ticked), free text as a box; hidden
-    until its track is chosen."""
+    """A track's option on the form: a subset as checkboxes (all ticked), one choice as radio buttons
+    (the first, the default, chosen), free text as a box; hidden until its track is chosen."""
     elem_id = "submit-" + option.key.replace("_", "-")
     visible = spec.name == DEFAULT_TRACK
+    if option.choices and not option.multiple:
+        return gr.Radio(
+            list(option.choices),
+            value=option.choices[0][1],
+            label=option.label,
+            visible=visible,
+            elem_id=elem_id,
+        )
     if option.choices:
         values = [value for _, value in option.choices]
         return gr.CheckboxGroup(

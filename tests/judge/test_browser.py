@@ -1,8 +1,8 @@
 """In a real browser: SmolLM2 judges a sample run's SUM outputs, the scores show on the SUM and model pages,
 and the Judges tab draws its table and agreement heatmap.
 
-The store: a SUM run of ``org/model`` (its details written as the worker writes them), two
-judges' meta-evaluation files, and the SmolLM2 judgement of the SUM outputs made by the real
+The store: a SUM run of ``org/model`` (its details written as the worker writes them), three
+judges' meta-evaluation files (two on one annotated set, one on another), and the SmolLM2 judgement of the SUM outputs made by the real
 worker (``python -m backend --once``) from a queued ``--track judge --judge-target`` request,
 on one output per criterion (``--limit 1``).
 """
@@ -27,7 +27,7 @@ from eval_queue.vocabulary import RunRef
 from leaderboard.tracks.judge.definition import JudgeMode
 from tests.backend.conftest import REPO_ROOT, worker_env
 from tests.judge.test_items import _publish_sum_run
-from tests.judge.test_results_tables import _meta_file
+from tests.judge.test_results_tables import _meta_file, set_key
 from tests.ui.conftest import Served, serve_app
 from tests.ui.test_browser import _open, _rows, _shot, _tab, browser, page
 
@@ -53,6 +53,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, datasets_cache: Path) -> It
     for run in (
         _meta_file("org/good", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}),
         _meta_file("org/poor", {"a": 5, "b": 3, "c": 1, "d": 2, "e": 4}),
+        # Another annotated set: shown only when chosen in the selector.
+        _meta_file("org/elsewhere", {"a": 2, "b": 2, "c": 3, "d": 4, "e": 5}, data="local:other-set"),
     ):
         stores.results.write(run.path, run.results.to_json())
     cache = Path(constants.HF_HUB_CACHE)
@@ -132,3 +134,23 @@ def test_the_judges_tab_renders_the_table_and_the_agreement_heatmap(page, served
     page.wait_for_function("document.querySelectorAll('#judges-distributions g.point').length > 0")
     page.wait_for_timeout(1500)  # let plotly finish drawing before the screenshot
     _shot(page, "judge-02-judges-tab")
+
+
+def test_the_annotated_set_selector_shows_one_set_and_keeps_it_in_the_link(page, served: Served) -> None:
+    other = set_key("local:other-set")
+    _open(page, served, "?tab=judges")
+    page.wait_for_function(_rows("judges-table") + ".length === 2")
+    assert "2 judges" in page.locator("#judges-set input").input_value()
+
+    page.locator("#judges-set input").click()
+    page.get_by_role("option", name="local:other-set", exact=False).click()
+
+    page.wait_for_function(f"window.location.search.includes('judge_set={other}')")
+    page.wait_for_function(_rows("judges-table") + ".length === 1")
+    assert "org/elsewhere" in page.locator("#judges-table").inner_text()
+    assert "local:other-set" in page.locator("#judges-caption").inner_text()
+    # The link brings the same set back.
+    _open(page, served, f"?tab=judges&judge_set={other}")
+    page.wait_for_function(_rows("judges-table") + ".length === 1")
+    assert "org/elsewhere" in page.locator("#judges-table").inner_text()
+    _shot(page, "judge-03-other-set")

@@ -146,6 +146,27 @@ def test_a_hub_dataset_is_read_through_the_rows_callable_and_checked_the_same_wa
         load_annotated_set(source)
 
 
+def test_a_set_has_one_digest_from_hub_or_local_and_any_change_to_a_text_or_score_changes_it(
+    tmp_path: Path,
+) -> None:
+    rows = [_row(), _row(summary_id="s2", summary="Il bilancio è passato.", annotator="a1")]
+    local = load_annotated_set(f"local:{_write(tmp_path / 'set', rows).parent}")
+    # The hub's rows in another order, their columns in another order, with a column more.
+    hub_rows = [{"extra": 1, **dict(reversed(list(r.items())))} for r in reversed(rows)]
+    hub = load_annotated_set("hub:org/set", hub_rows=lambda repo, split: hub_rows)
+
+    assert local.sha256 == hub.sha256 and len(local.sha256) == 64
+    assert (local.label, hub.label) == ("local:set", "hub:org/set")
+    rescored = [
+        _row(),
+        _row(summary_id="s2", summary="Il bilancio è passato.", annotator="a1", scores={"coherence": 4}),
+    ]
+    retyped = [_row(), _row(summary_id="s2", summary="Il bilancio è stato approvato.", annotator="a1")]
+    for changed in (rescored, retyped):
+        other = load_annotated_set("hub:org/set", hub_rows=lambda repo, split, rows=changed: rows)
+        assert other.sha256 != local.sha256
+
+
 def test_a_few_shot_file_fills_the_slot_of_its_criteria_only(tmp_path: Path) -> None:
     path = _write(
         tmp_path,

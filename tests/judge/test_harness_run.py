@@ -7,6 +7,9 @@ never as a score.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,16 +17,33 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from backend.embedded import install_snapshot
 from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard.tracks.judge.app.tables import OVERALL, JudgeRun, TableFigure, judges_table, stat_column
-from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, JudgeMode
+from leaderboard.tracks.judge.app.tables import (
+    OVERALL,
+    JudgeRun,
+    TableFigure,
+    annotated_sets,
+    judges_table,
+    stat_column,
+)
+from leaderboard.tracks.judge.data import SAMPLE_DIR, load_annotated_set
+from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, JudgeMode, JudgeProtocol
+from leaderboard.tracks.judge.paper import PAPER_RUBRIC_VERSION
 from leaderboard.tracks.judge.parse import ParseStatus
-from leaderboard.tracks.judge.schema import GenerationsBody, JudgeDetail, JudgeResultsFile, MetaBody
+from leaderboard.tracks.judge.schema import (
+    GenerationsBody,
+    GenerationSource,
+    JudgeDetail,
+    JudgeResultsFile,
+    MetaBody,
+)
 from tests.backend.conftest import REPO_ROOT, Deployment, worker_env
 from tests.judge.test_items import _publish_sum_run
-from tests.support.tiny_model import TinyModel
+from tests.judge.test_paper_protocol import write_examples
+from tests.support.tiny_model import TinyModel, folder_revision
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +63,12 @@ def _judge(
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
 
 
-def _submit_judge(deployment: Deployment, tiny_model: TinyModel, target: str | None = None) -> EvalRequest:
+def _submit_judge(
+    deployment: Deployment,
+    tiny_model: TinyModel,
+    target: str | None = None,
+    protocol: JudgeProtocol | None = None,
+) -> EvalRequest:
     request = EvalRequest(
         model=tiny_model.model_id,
         revision=tiny_model.revision,
@@ -54,6 +79,7 @@ def _submit_judge(deployment: Deployment, tiny_model: TinyModel, target: str | N
         track="judge",
         judge_mode=JudgeMode.GENERATIONS if target else None,
         judge_target=target,
+        judge_protocol=protocol,
     )
     return deployment.queue.add(request)
 
@@ -96,6 +122,12 @@ def test_the_worker_runs_a_tiny_judge_on_the_sample_to_five_criteria_all_unparse
     table = judges_table([JudgeRun(path, results)], include_noncomparable=True)
     assert table.loc[0, stat_column(OVERALL, TableFigure.UNPARSED)] == 1.0
     assert table.loc[0, stat_column(OVERALL, TableFigure.RHO)] is pd.NA
+    # The project protocol on the sample: recorded as such, never comparable with the paper.
+    assert body.protocol is JudgeProtocol.PROJECT and results.comparable is False
+    assert body.generation is not None and body.generation.source is GenerationSource.PROJECT
+    assert body.generation.max_gen_toks == MAX_GEN and body.generation.prefill == '{"score":'
+    assert body.annotated is not None and body.annotated.name == "sample" and body.annotated.items == 20
+    assert results.run.worker_id is not None
 
 
 def test_the_tiny_judge_scores_a_published_sum_run_as_unparsed(
@@ -152,3 +184,106 @@ def test_a_judge_of_a_run_that_is_not_in_the_store_fails_with_a_clear_reason(
     assert failed.error is not None and failed.error.startswith("reading what to judge")
     assert "is not in the results store" in failed.error
     assert deployment.stores.results.list() == []
+
+
+def _paper_judge(tiny_model: TinyModel, root: Path) -> TinyModel:
+    """The tiny model as a judge a full paper-protocol run can afford on CPU: a window that holds
+    Appendix A's prompt, sampling settings of its own, and every token an end of turn (it answers
+    at once: nothing, unparsed — but the whole run, every item, at no cost)."""
+    folder = root / "paper-judge"
+    shutil.copytree(tiny_model.folder, folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps(config | {"max_position_embeddings": 16384}))
+    generation = json.loads((folder / "generation_config.json").read_text())
+    generation |= {
+        "do_sample": True,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "eos_token_id": list(range(config["vocab_size"])),
+    }
+    (folder / "generation_config.json").write_text(json.dumps(generation))
+    model_id, revision = "evalita-tests/tiny-paper-judge", folder_revision(folder)
+    install_snapshot(folder, model_id, revision, tiny_model.cache_dir)
+    return TinyModel(model_id=model_id, revision=revision, folder=folder, cache_dir=tiny_model.cache_dir)
+
+
+def _local_set(root: Path, items: int = 3) -> Path:
+    """A local annotated set: the first ``items`` lines of the bundled sample (the format's example)."""
+    folder = root / "annotazioni"
+    folder.mkdir()
+    lines = (SAMPLE_DIR / "annotated.jsonl").read_text(encoding="utf-8").splitlines()[:items]
+    (folder / "annotated.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_a_paper_request_on_a_worker_without_examples_claims_nothing(
+    deployment: Deployment, tiny_model: TinyModel
+) -> None:
+    request = _submit_judge(deployment, tiny_model, protocol=JudgeProtocol.PAPER)
+
+    done = deployment.worker("--once", "--data", "sample")
+
+    assert done.returncode == 5, done.stderr[-3000:]
+    assert "nothing claimed" in done.stderr and "--judge-examples" in done.stderr
+    pending = deployment.status(request)
+    assert pending.status is Status.PENDING and pending.attempts == 0 and pending.claimed_by is None
+    assert deployment.stores.results.list() == []
+
+
+def test_a_full_paper_run_on_a_local_set_is_comparable_and_records_what_it_measured(
+    deployment: Deployment, tiny_model: TinyModel, tmp_path: Path
+) -> None:
+    judge = _paper_judge(tiny_model, tmp_path)
+    annotated = _local_set(tmp_path)
+    examples = write_examples(tmp_path / "esempi.jsonl")
+    paper = _submit_judge(deployment, judge, protocol=JudgeProtocol.PAPER)
+    worker = ("--once", "--worker-id", "w-paper", "--data", "sample", "--judge-data", f"local:{annotated}")
+
+    done = deployment.worker(*worker, "--judge-examples", str(examples))
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    finished = deployment.status(paper)
+    assert finished.status is Status.FINISHED, finished.error
+    path = finished.results_path
+    assert path is not None and path.endswith("_float32_judge-paper.json")
+    results = JudgeResultsFile.from_json(deployment.stores.results.read(path), path)
+    body = results.judge
+    assert isinstance(body, MetaBody) and body.protocol is JudgeProtocol.PAPER
+    assert body.rubric == PAPER_RUBRIC_VERSION
+    assert (results.run.worker_id, results.run.data, results.run.limit) == (
+        "w-paper",
+        "local:annotazioni",
+        None,
+    )
+    assert body.few_shot is not None and body.few_shot.file == "esempi.jsonl"
+    assert body.few_shot.sha256 == hashlib.sha256(examples.read_bytes()).hexdigest()
+    assert body.few_shot.examples == dict.fromkeys(CRITERIA, 2)
+    digest = load_annotated_set(f"local:{annotated}").sha256
+    assert body.annotated is not None and (body.annotated.sha256, body.annotated.items) == (digest, 3)
+    generation = body.generation
+    assert generation is not None and generation.source is GenerationSource.GENERATION_CONFIG
+    assert generation.do_sample is True and generation.sampling == {"temperature": 0.7, "top_p": 0.9}
+    assert generation.prefill is None and generation.stop == ["</Output>"]
+    assert generation.window == 16384 and 0 < generation.longest_prompt_tokens < 16384
+    assert (
+        generation.reasoning is False and generation.max_gen_toks == 1024
+    )  # no think block: the answer's budget
+    assert results.comparable is True and results.annotated_set == digest
+    assert body.overall.n_items == 3 * len(CRITERIA)
+
+    # The project protocol, same judge, same set: recorded, listed apart, not comparable.
+    project = _submit_judge(deployment, judge)
+    assert deployment.worker(*worker).returncode == 0
+    project_path = deployment.status(project).results_path
+    assert project_path is not None and project_path.endswith("_float32_judge.json")
+    runs = [
+        JudgeRun(p, JudgeResultsFile.from_json(deployment.stores.results.read(p), p))
+        for p in (path, project_path)
+    ]
+    assert [r.comparable for r in runs] == [True, False]
+    assert runs[1].results.judge.protocol is JudgeProtocol.PROJECT
+    shown = judges_table(runs)
+    assert shown["results_path"].tolist() == [path] and shown["set_sha256"].tolist() == [digest]
+    [listed] = annotated_sets(runs)
+    assert (listed.key, listed.name, listed.judges) == (digest, "local:annotazioni", 1)
+    assert len(judges_table(runs, include_noncomparable=True, annotated_set=digest)) == 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from typing import Any
 
@@ -11,6 +13,7 @@ from scipy import stats as scipy_stats
 
 from backend.tracks.judge.convert import (
     JudgeRunError,
+    RunRecord,
     answers_from_samples,
     check_harness_agreement,
     detail_lines,
@@ -27,6 +30,7 @@ from leaderboard.tracks.judge.app.tables import (
     TableFigure,
     agreement_for,
     agreement_table,
+    annotated_sets,
     criterion_means_table,
     distribution_table,
     export_table,
@@ -34,11 +38,13 @@ from leaderboard.tracks.judge.app.tables import (
     mean_column,
     stat_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
+from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
 from leaderboard.tracks.judge.metrics import NotEnoughData, meta_evaluation
 from leaderboard.tracks.judge.parse import ParseStatus
 from leaderboard.tracks.judge.schema import (
+    AnnotatedSetInfo,
+    FewShotInfo,
     JudgeDetail,
     JudgedRun,
     JudgeResultsFile,
@@ -69,6 +75,14 @@ def _samples(
     }
 
 
+def set_key(data: str) -> str:
+    """The invented digest of the annotated set labelled ``data`` in these tests."""
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+EXAMPLES = FewShotInfo(file="examples.jsonl", sha256="e" * 64, examples=dict.fromkeys(CRITERIA, 2))
+
+
 def _meta_file(
     model: str,
     judge: dict[str, int | None],
@@ -76,12 +90,20 @@ def _meta_file(
     data: str = "hub:org/set",
     finished: str = "2026-11-23T10:00:00Z",
     limit: int | None = None,
+    protocol: JudgeProtocol = JudgeProtocol.PAPER,
 ) -> JudgeRun:
+    """A judge's results on the 5-item set labelled ``data``, run with ``protocol`` (paper: comparable
+    on a hub or local set)."""
     answers = answers_from_samples(_samples(judge))
+    record = RunRecord(
+        protocol=protocol,
+        few_shot=EXAMPLES if protocol is JudgeProtocol.PAPER else None,
+        annotated=AnnotatedSetInfo(name=data, sha256=set_key(data), items=len(HUMAN)),
+    )
     results = JudgeResultsFile(
         model=ModelInfo(id=model, revision="b" * 40, precision="bfloat16"),
         run=RunInfo(num_fewshot=0, data=data, limit=limit, finished_at=finished),
-        judge=meta_body(answers),
+        judge=meta_body(answers, record),
     )
     path = results_file_path(results, finished, None)
     return JudgeRun(path, JudgeResultsFile.from_json(results.to_json(), path))
@@ -184,12 +206,12 @@ def test_the_agreement_matrix_covers_the_judges_of_one_set_symmetrically() -> No
         _meta_file("org/z", {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}, data="sample"),
     ]
 
-    frame = agreement_table(runs, "hub:org/set")
+    frame = agreement_table(runs, set_key("hub:org/set"))
 
     assert list(frame.index) == list(frame.columns) == ["org/x", "org/y"]
     assert frame.loc["org/x", "org/x"] == 1.0
     assert frame.loc["org/x", "org/y"] == frame.loc["org/y", "org/x"]
-    per_fluency = agreement_for(runs, "hub:org/set", Criterion.FLUENCY).cell("org/x", "org/y")
+    per_fluency = agreement_for(runs, set_key("hub:org/set"), Criterion.FLUENCY).cell("org/x", "org/y")
     assert per_fluency.n == 4  # "e" unparsed by y
 
 
@@ -348,3 +370,77 @@ def test_a_judge_file_whose_body_is_another_tracks_is_malformed_in_the_store(tmp
     read = read_results_store(store)
     (problem,) = read.problems_of("judge")
     assert "judge" in problem.reason and problem.path.endswith("_judge.json")
+
+
+def _same_set(run: JudgeRun, data: str, key: str) -> JudgeRun:
+    """``run`` as if its set had been read from ``data`` with digest ``key``."""
+    body = run.results.judge
+    annotated = AnnotatedSetInfo(name=data, sha256=key, items=len(HUMAN))
+    results = run.results.model_copy(
+        update={
+            "run": run.results.run.model_copy(update={"data": data}),
+            "judge": body.model_copy(update={"annotated": annotated}),
+        }
+    )
+    return JudgeRun(run.path.replace(".json", f"-{len(data)}.json"), results)
+
+
+@pytest.mark.parametrize(
+    ("data", "protocol", "limit", "capped", "comparable"),
+    [
+        ("local:annotazioni", JudgeProtocol.PAPER, None, False, True),
+        ("hub:org/set", JudgeProtocol.PAPER, None, False, True),
+        ("sample", JudgeProtocol.PAPER, None, False, False),
+        ("hub:org/set", JudgeProtocol.PROJECT, None, False, False),
+        ("local:annotazioni", JudgeProtocol.PAPER, 2, False, False),
+        ("local:annotazioni", JudgeProtocol.PAPER, None, True, False),
+    ],
+)
+def test_comparable_means_the_paper_protocol_in_full_on_a_real_annotated_set(
+    data: str, protocol: JudgeProtocol, limit: int | None, capped: bool, comparable: bool
+) -> None:
+    run = _meta_file(
+        "org/j", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, data=data, protocol=protocol, limit=limit
+    )
+    if capped:
+        run = JudgeRun(
+            run.path,
+            run.results.model_copy(update={"run": run.results.run.model_copy(update={"max_gen_toks": 16})}),
+        )
+
+    assert run.results.comparable is comparable and run.comparable is comparable
+    assert (run.results.judge.protocol, run.results.annotated_set) == (protocol, set_key(data))
+
+
+def test_a_results_file_without_protocol_or_set_reads_as_the_project_protocol_and_is_not_comparable() -> None:
+    run = _meta_file("org/old", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    raw = json.loads(run.results.to_json())
+    for key in ("protocol", "annotated", "generation", "few_shot"):
+        raw["judge"].pop(key, None)
+
+    old = JudgeResultsFile.from_json(json.dumps(raw).encode(), run.path)
+
+    assert old.judge.protocol is JudgeProtocol.PROJECT and old.comparable is False
+    assert old.annotated_set == "hub:org/set"  # grouped by its label
+
+
+def test_judges_are_grouped_by_the_sets_digest_whether_read_from_hub_or_local() -> None:
+    copy_key = set_key("the study's set")
+    on_hub = _same_set(_meta_file("org/a", {"a": 1, "b": 2, "c": 3, "d": 5, "e": 4}), "hub:org/set", copy_key)
+    on_local = _same_set(
+        _meta_file("org/b", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}), "local:copia", copy_key
+    )
+    elsewhere = _meta_file("org/c", {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}, data="local:altro")
+
+    sets = annotated_sets([on_hub, on_local, elsewhere])
+    table = judges_table([elsewhere, on_hub, on_local])
+
+    assert [(s.key, s.judges) for s in sets] == [(copy_key, 2), (set_key("local:altro"), 1)]
+    # One set's judges together, ranked among themselves; the other set's after them.
+    assert table["judge"].tolist() == ["org/b", "org/a", "org/c"]
+    assert table["set_sha256"].tolist() == [copy_key, copy_key, set_key("local:altro")]
+    assert judges_table([on_hub, on_local, elsewhere], annotated_set=copy_key)["judge"].tolist() == [
+        "org/b",
+        "org/a",
+    ]
+    assert list(agreement_table([on_hub, on_local, elsewhere], copy_key).index) == ["org/a", "org/b"]

@@ -16,14 +16,14 @@ from eval_queue.settings import Settings
 from eval_queue.vocabulary import RunRef
 from leaderboard.state import PageState
 from leaderboard.tracks.judge.app.panels import ModelJudgePanel, TaskJudgePanel
-from leaderboard.tracks.judge.app.tab import CRITERION_FIELD, JudgesTab
+from leaderboard.tracks.judge.app.tab import CRITERION_FIELD, SET_FIELD, JudgesTab
 from leaderboard.tracks.judge.app.tables import NOT_ENOUGH_DATA
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion
-from leaderboard.ui.common import Table
+from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol
+from leaderboard.ui.common import Choices, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.registry import default_registry
 from tests.judge.test_items import _publish_sum_run
-from tests.judge.test_results_tables import _generations_file, _meta_file
+from tests.judge.test_results_tables import _generations_file, _meta_file, set_key
 
 
 @pytest.fixture
@@ -37,6 +37,10 @@ def ctx(tmp_path: Path) -> AppContext:
         _meta_file("org/good", {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}),
         _meta_file("org/poor", {"a": 5, "b": 3, "c": 1, "d": 2, "e": 4}),
         _meta_file("org/mute", {"a": None, "b": None, "c": None, "d": None, "e": None}, data="sample"),
+        # The project protocol on the real set: not the paper's measurement.
+        _meta_file("org/plain", {"a": 1, "b": 2, "c": 3, "d": 5, "e": 4}, protocol=JudgeProtocol.PROJECT),
+        # The paper protocol on another real set: never ranked beside the judges of the first.
+        _meta_file("org/elsewhere", {"a": 2, "b": 2, "c": 3, "d": 4, "e": 5}, data="local:other-set"),
     ]
     for run in runs:
         stores.results.write(run.path, run.results.to_json())
@@ -66,7 +70,13 @@ def test_the_judges_table_shows_table_1_figures_and_hides_sample_runs_by_default
     for criterion in CRITERIA:
         for figure in ("ρ", "p", "MAE", "bias", "unparsed"):
             assert f"{criterion.label.lower()} {figure}" in table.frame.columns
-    assert "1 run(s) on the sample" in str(values["caption"])
+    caption = str(values["caption"])
+    assert (
+        "2 run(s) not comparable" in caption
+        and "hub:org/set" in caption
+        and set_key("hub:org/set") in caption
+    )
+    assert "1 other set(s)" in caption
     heatmap = values["heatmap"]
     assert isinstance(heatmap, go.Figure)
     assert list(heatmap.data[0].x) == ["org/good", "org/poor"] and heatmap.data[0].z[0][0] == 1.0
@@ -74,7 +84,8 @@ def test_the_judges_table_shows_table_1_figures_and_hides_sample_runs_by_default
 
 
 def test_a_judge_with_no_parsed_answer_shows_not_enough_data_never_a_number(ctx: AppContext) -> None:
-    state = PageState(tab="judges", all_runs=True, extra=((CRITERION_FIELD, Criterion.FLUENCY.value),))
+    extra = ((CRITERION_FIELD, Criterion.FLUENCY.value), (SET_FIELD, set_key("sample")))
+    state = PageState(tab="judges", all_runs=True, extra=extra)
 
     values = JudgesTab().render(ctx, state).values
 
@@ -83,6 +94,45 @@ def test_a_judge_with_no_parsed_answer_shows_not_enough_data_never_a_number(ctx:
     assert mute["overall ρ"] is pd.NA and mute["fluency MAE"] is pd.NA and mute["overall unparsed"] == 1.0
     assert not frame.select_dtypes("number").isin([float("nan")]).any().any()
     assert "fluency" in values["heatmap"].layout.title.text
+
+
+def test_the_set_selector_lists_each_annotated_set_and_shows_one_at_a_time(ctx: AppContext) -> None:
+    default = JudgesTab().render(ctx, PageState(tab="judges")).values
+    choices = default[SET_FIELD]
+    assert isinstance(choices, Choices) and choices.value == set_key("hub:org/set")
+    labels = dict((value, label) for label, value in choices.options)
+    assert list(labels) == [set_key("hub:org/set"), set_key("local:other-set")]  # most judges first
+    assert (
+        labels[set_key("hub:org/set")].startswith("hub:org/set · sha256 ")
+        and "2 judges" in labels[choices.value]
+    )
+
+    other = PageState(tab="judges", extra=((SET_FIELD, set_key("local:other-set")),))
+    values = JudgesTab().render(ctx, other).values
+    assert list(values["table"].frame["judge"]) == ["org/elsewhere"]
+    assert list(values["heatmap"].data[0].x) == ["org/elsewhere"]
+
+    everything = JudgesTab().render(ctx, PageState(tab="judges", all_runs=True)).values
+    assert list(everything["table"].frame["judge"]) == ["org/good", "org/plain", "org/poor"]
+    assert list(everything["table"].frame["protocol"]) == ["paper", "project", "paper"]
+    assert len(everything[SET_FIELD].options) == 3  # and the sample
+
+
+def test_a_link_to_an_annotated_set_is_kept_and_an_unknown_one_falls_back_with_a_notice(
+    ctx: AppContext,
+) -> None:
+    key = set_key("local:other-set")
+    state, notices = PageState.from_query(
+        {"tab": "judges", SET_FIELD: key}, tabs=("judges",), extra_fields=JudgesTab.url_fields
+    )
+    assert state.get(SET_FIELD) == key and not notices and f"{SET_FIELD}={key}" in state.to_query()
+
+    rendered = JudgesTab().render(ctx, PageState(tab="judges", extra=((SET_FIELD, "f" * 64),)))
+
+    assert rendered.values[SET_FIELD].value == set_key("hub:org/set")
+    [notice] = rendered.notices
+    assert notice.given == "f" * 64 and "hub:org/set" in notice.used
+    assert rendered.state is not None and rendered.state.get(SET_FIELD) is None
 
 
 def test_the_sum_page_shows_each_judges_criterion_means_beside_rouge(ctx: AppContext) -> None:

@@ -76,7 +76,7 @@ def _worker_tasks(config: WorkerConfig) -> tuple[str, ...] | None:
     return config.track_options.get("tasks")
 
 
-def check_data(config: WorkerConfig) -> None:
+def check_data(config: WorkerConfig, request: EvalRequest | None = None) -> None:
     """Before claiming: does the worker's data hold every file of the tasks it runs?
 
     Raises :class:`~backend.tracks.evalita.data.DataSourceError` naming every missing file at once.

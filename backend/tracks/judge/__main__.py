@@ -27,7 +27,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.judge.data import JudgeDataError
-from leaderboard.tracks.judge.definition import JUDGED_TASK, TRACK, JudgeMode
+from leaderboard.tracks.judge.definition import JUDGED_TASK, TRACK, JudgeMode, JudgeProtocol
 
 log = logging.getLogger("backend.tracks.judge")
 
@@ -49,7 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data", default="sample", help="meta: sample | local:<dir> | hub:<org>/<name>")
     parser.add_argument(
-        "--few-shot", type=Path, help="JSONL file of worked examples (see leaderboard.tracks.judge.data)"
+        "--protocol",
+        choices=[p.value for p in JudgeProtocol],
+        default=JudgeProtocol.PROJECT.value,
+        help="project (zero-shot Italian rubric, prefilled answer) or paper (Appendix A, few-shot: needs --few-shot)",
+    )
+    parser.add_argument(
+        "--few-shot",
+        type=Path,
+        help="JSONL file of worked examples (see leaderboard.tracks.judge.data); the paper protocol's examples",
     )
     parser.add_argument(
         "--data-dir", type=Path, help="local store root (default: $EVALITA_DATA_DIR or ./eval-data)"
@@ -95,6 +103,7 @@ def main(argv: Sequence[str]) -> int:
             target=args.target,
             task=args.task,
             prompts=tuple(args.prompt),
+            protocol=JudgeProtocol(args.protocol),
         )
         stores = open_stores(settings)
     except (EvalitaError, JudgeDataError) as exc:

@@ -22,16 +22,20 @@ from leaderboard.tracks.judge.definition import (
     CRITERIA,
     RUBRIC_VERSION,
     Criterion,
+    JudgeProtocol,
     harness_task_name,
     judge_answer,
 )
 from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD, parse_generation_item
 from leaderboard.tracks.judge.metrics import JudgedScore, meta_evaluation
+from leaderboard.tracks.judge.paper import PAPER_RUBRIC_VERSION
 from leaderboard.tracks.judge.parse import JudgeAnswer, parse_answer
 from leaderboard.tracks.judge.schema import (
+    AnnotatedSetInfo,
     FewShotInfo,
     GeneratedItem,
     GenerationsBody,
+    GenerationSettings,
     JudgeDetail,
     JudgedRun,
     MeanBlock,
@@ -43,6 +47,30 @@ from leaderboard.tracks.judge.schema import (
 
 class JudgeRunError(EvalitaError):
     """A judge run cannot be published: answers missing, or the harness and the parser disagree."""
+
+
+def rubric_version(protocol: JudgeProtocol) -> str:
+    """The version of the prompts a protocol renders (the results file's ``rubric``)."""
+    return PAPER_RUBRIC_VERSION if protocol is JudgeProtocol.PAPER else RUBRIC_VERSION
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What a judge run records beside its figures: protocol, examples file, decoding, annotated set."""
+
+    protocol: JudgeProtocol = JudgeProtocol.PROJECT
+    few_shot: FewShotInfo | None = None
+    generation: GenerationSettings | None = None
+    annotated: AnnotatedSetInfo | None = None
+
+    @property
+    def fields(self) -> dict[str, object]:
+        return {
+            "rubric": rubric_version(self.protocol),
+            "protocol": self.protocol,
+            "few_shot": self.few_shot,
+            "generation": self.generation,
+        }
 
 
 @dataclass(frozen=True)
@@ -124,6 +152,7 @@ def detail_lines(answers: Iterable[JudgedAnswer]) -> dict[Criterion, bytes]:
             explanation=a.answer.explanation,
             repaired=a.answer.repaired,
             human=a.human,
+            thinking=a.answer.thinking,
         )
         lines.setdefault(a.criterion, []).append(
             json.dumps(detail.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
@@ -131,7 +160,7 @@ def detail_lines(answers: Iterable[JudgedAnswer]) -> dict[Criterion, bytes]:
     return {c: ("\n".join(rows) + "\n").encode() for c, rows in lines.items()}
 
 
-def meta_body(answers: Sequence[JudgedAnswer], few_shot: FewShotInfo | None = None) -> MetaBody:
+def meta_body(answers: Sequence[JudgedAnswer], record: RunRecord | None = None) -> MetaBody:
     """The judges-leaderboard body: Table 1 figures per criterion and overall, and the item scores."""
     annotated = [(a, a.human) for a in answers if a.human is not None]
     if len(annotated) != len(answers):
@@ -140,9 +169,10 @@ def meta_body(answers: Sequence[JudgedAnswer], few_shot: FewShotInfo | None = No
     evaluation = meta_evaluation(
         JudgedScore(a.item, a.criterion, human, a.answer.score) for a, human in annotated
     )
+    record = record or RunRecord()
     return MetaBody(
-        rubric=RUBRIC_VERSION,
-        few_shot=few_shot,
+        **record.fields,
+        annotated=record.annotated,
         criteria={c: StatBlock.from_agreement(agg) for c, agg in evaluation.criteria.items()},
         overall=StatBlock.from_agreement(evaluation.overall),
         items=[
@@ -166,7 +196,7 @@ def mean_block(scores: Sequence[int | None]) -> MeanBlock:
 
 
 def generations_body(
-    answers: Sequence[JudgedAnswer], target: JudgedRun, few_shot: FewShotInfo | None = None
+    answers: Sequence[JudgedAnswer], target: JudgedRun, record: RunRecord | None = None
 ) -> GenerationsBody:
     """The judged-generations body: means per criterion (pooled and per prompt) and every item."""
     items = []
@@ -190,8 +220,7 @@ def generations_body(
     criteria = [c for c in CRITERIA if any(i.criterion is c for i in items)]
     prompts = sorted({i.prompt for i in items})
     return GenerationsBody(
-        rubric=RUBRIC_VERSION,
-        few_shot=few_shot,
+        **(record or RunRecord()).fields,
         target=target,
         task=tasks[0],
         criteria={c: mean_block([i.score for i in items if i.criterion is c]) for c in criteria},

@@ -7,6 +7,11 @@ The worker calls :func:`evaluate` (the spec's ``runner``); both modes go through
 * ``generations``: the judge scores the SUM outputs of the run at ``judge_target``, read
   from ``context.stores`` (its results file and per-sample details).
 
+A request's ``judge_protocol`` picks the prompts and decoding (``project``, the default, or
+``paper``: Appendix A's few-shot templates filled from the worker's ``--judge-examples``, the
+model's own generation settings, :mod:`backend.tracks.judge.generation`); :func:`check_data`
+refuses a ``paper`` request before the claim on a worker without that file.
+
 Failures are :class:`~backend.tracks.StageError` naming the stage (the FAILED reason's
 headline): bad inputs (a target that is not in the store, has no details, an annotated
 set that is missing or malformed) fail as "reading what to judge" before a model loads.
@@ -27,11 +32,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from backend.config import WorkerConfig
-from backend.options import HarnessError, ModelRef, RunOptions
+from backend.options import ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.judge import convert
 from backend.tracks.judge import data as run_data
-from backend.tracks.judge.convert import JudgeRunError
+from backend.tracks.judge.convert import JudgeRunError, RunRecord
+from backend.tracks.judge.generation import generation_settings, harness_generation_kwargs, load_tokenizer
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
 from leaderboard.core.datasource import DataSource, DataSourceKind
@@ -42,19 +48,21 @@ from leaderboard.tracks.judge.data import (
     JudgeDataError,
     annotated_source,
     load_annotated_set,
-    load_few_shot,
+    load_examples,
 )
 from leaderboard.tracks.judge.definition import (
     CRITERIA,
     JUDGED_TASK,
     TRACK,
+    Criterion,
     JudgeMode,
     JudgeOptions,
+    JudgeProtocol,
     judge_variant,
 )
-from leaderboard.tracks.judge.items import JudgeUnit, meta_units
+from leaderboard.tracks.judge.items import JudgeUnit, meta_units, render_unit
 from leaderboard.tracks.judge.schema import (
-    FewShotInfo,
+    AnnotatedSetInfo,
     JudgedRun,
     judge_details_file_name,
 )
@@ -63,6 +71,8 @@ log = logging.getLogger(__name__)
 
 #: Inside a worker's ``local:<dir>`` data folder (beside the Evalita task folders).
 LOCAL_JUDGE_FOLDER = "judge"
+#: The worker option holding the ``paper`` protocol's examples file (``--judge-examples``).
+EXAMPLES_OPTION = "judge_examples"
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,7 @@ class JudgeJob:
     task: str = JUDGED_TASK.value
     #: Prompts of ``task`` to judge; empty: all of them.
     prompts: tuple[str, ...] = ()
+    protocol: JudgeProtocol = JudgeProtocol.PROJECT
 
     def __post_init__(self) -> None:
         if self.mode is JudgeMode.GENERATIONS and not self.target:
@@ -86,7 +97,7 @@ class JudgeJob:
 
     @property
     def variant(self) -> str | None:
-        return judge_variant(self.mode, self.target)
+        return judge_variant(self.mode, self.target, self.protocol)
 
     @classmethod
     def from_request(cls, request: EvalRequest) -> JudgeJob:
@@ -107,17 +118,19 @@ class JudgeJob:
             ),
             mode=options.mode,
             target=options.judge_target,
+            protocol=options.protocol,
         )
 
 
 def _units(
     job: JudgeJob, data: str | DataSource, stores: Stores | None, hub_rows: HubRows | None
-) -> tuple[list[JudgeUnit], str, JudgedRun | None]:
-    """``(units, run.data label, the judged run for generations)``."""
+) -> tuple[list[JudgeUnit], str, JudgedRun | None, AnnotatedSetInfo | None]:
+    """``(units, run.data label, the judged run for generations, the annotated set for meta)``."""
     if job.mode is JudgeMode.META:
         annotated = load_annotated_set(data, hub_rows=hub_rows or run_data.hub_rows_from_cache)
-        log.info("annotated set %s: %d items", annotated.label, len(annotated.items))
-        return meta_units(annotated), annotated.label, None
+        info = run_data.annotated_info(annotated)
+        log.info("annotated set %s: %d items, sha256 %s", info.name, info.items, info.sha256[:12])
+        return meta_units(annotated), annotated.label, None, info
     if stores is None:
         raise JudgeDataError("judging generations needs the results and details stores")
     assert job.target is not None
@@ -126,10 +139,10 @@ def _units(
     )
     log.info("judging %d outputs of %s on %s", len(units) // len(CRITERIA), judged.model, job.task)
     # The judged run's data label: its outputs were produced on that data.
-    return units, judged.data, judged
+    return units, judged.data, judged, None
 
 
-def wants_chat_template(model: ModelRef, options: RunOptions) -> bool:
+def wants_chat_template(model: ModelRef, options: RunOptions, tokenizer: object = None) -> bool:
     """Whether the judge sees its prompt as a chat turn: yes if asked, else if its tokenizer has a template.
 
     A judge must follow instructions and answer in a fixed JSON shape; an instruction-tuned
@@ -139,16 +152,7 @@ def wants_chat_template(model: ModelRef, options: RunOptions) -> bool:
     """
     if options.apply_chat_template:
         return True
-    from transformers import AutoTokenizer
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(
-            model.model_id, revision=model.revision, trust_remote_code=options.trust_remote_code
-        )
-    except (OSError, ValueError) as exc:
-        raise HarnessError(
-            f"could not read the tokenizer of {model.model_id}: {type(exc).__name__}: {exc}"
-        ) from exc
+    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(model, options)
     return bool(getattr(tokenizer, "chat_template", None))
 
 
@@ -165,18 +169,33 @@ def run_judge(
 ) -> Evaluation:
     """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``).
 
+    ``few_shot_path``: the examples file — required by the ``paper`` protocol (every judged
+    criterion's slot is filled from it), optional for ``project`` (zero-shot without it).
     Returns what the worker stamps and publishes (:func:`backend.provenance.stamp`)."""
-    units, data_label, judged = _units(job, data, stores, hub_rows)
-    few_shot = load_few_shot(few_shot_path) if few_shot_path else None
-    shots: FewShotInfo | None = (
-        run_data.few_shot_info(few_shot_path, few_shot) if few_shot_path and few_shot else None
+    units, data_label, judged, annotated = _units(job, data, stores, hub_rows)
+    criteria = [c for c in CRITERIA if any(u.criterion is c for u in units)]
+    few_shot, shots = _examples(job.protocol, few_shot_path, criteria)
+    tokenizer = load_tokenizer(job.judge, options)
+    chat = wants_chat_template(job.judge, options, tokenizer)
+    log.info("judge prompts %s the chat template (%s protocol)", "in" if chat else "without", job.protocol)
+    options = replace(options, apply_chat_template=chat)
+    generation = generation_settings(
+        job.protocol,
+        job.judge,
+        options,
+        tokenizer=tokenizer,
+        prompts=[render_unit(u, few_shot, job.protocol) for u in units],
+        chat=chat,
     )
-    prepared = run_data.write_harness_tasks(units, workdir, few_shot)
+    prepared = run_data.write_harness_tasks(
+        units,
+        workdir,
+        few_shot,
+        job.protocol,
+        harness_generation_kwargs(generation) if job.protocol is JudgeProtocol.PAPER else None,
+    )
     from backend import runner  # torch and lm-eval: only once the inputs are known to be good
 
-    chat = wants_chat_template(job.judge, options)
-    log.info("judge prompts %s the chat template", "in" if chat else "without")
-    options = replace(options, apply_chat_template=chat)
     # Judge tasks have no few-shot setting of the harness's own (examples, if any, are in the prompt).
     output = runner.run_harness(
         job.judge,
@@ -190,10 +209,11 @@ def run_judge(
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
     run = output.run.model_copy(update={"data": data_label})
+    record = RunRecord(job.protocol, shots, generation, annotated)
     body = (
-        convert.meta_body(answers, shots)
+        convert.meta_body(answers, record)
         if judged is None
-        else convert.generations_body(answers, judged, shots)
+        else convert.generations_body(answers, judged, record)
     )
     details = {judge_details_file_name(c): lines for c, lines in convert.detail_lines(answers).items()}
     parsed = sum(a.answer.parsed for a in answers)
@@ -205,6 +225,22 @@ def run_judge(
         100 * parsed / len(answers),
     )
     return Evaluation(run, {"judge": body}, details, job.variant, output.architecture)
+
+
+def _examples(
+    protocol: JudgeProtocol, path: Path | None, criteria: list[Criterion]
+) -> tuple[run_data.FewShotSet | None, convert.FewShotInfo | None]:
+    """The examples the prompts hold and their record; the ``paper`` protocol needs one for each criterion."""
+    if protocol is JudgeProtocol.PAPER:
+        if path is None:
+            raise JudgeDataError(
+                "the paper protocol fills Appendix A's few-shot slots from an examples file, and none was "
+                "given (worker: --judge-examples FILE; python -m backend.tracks.judge: --few-shot FILE)"
+            )
+        return run_data.read_examples(path, criteria)
+    if path is None:
+        return None, None
+    return run_data.read_examples(path)
 
 
 def annotated_set_source(data: str, judge_data: str | None = None) -> DataSource:
@@ -250,7 +286,9 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     what = (
         f"the {job.task} outputs of {job.target}" if source is None else f"the annotated set {source.label}"
     )
-    log.info("judge %s@%s scores %s", job.judge.model_id, job.judge.revision, what)
+    log.info(
+        "judge %s@%s scores %s (%s protocol)", job.judge.model_id, job.judge.revision, what, job.protocol
+    )
     try:
         evaluation = run_judge(
             job,
@@ -258,6 +296,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             workdir=context.workdir,
             data=source or "sample",  # generations: unused (the target's run names its own data)
             stores=context.stores,
+            # The project protocol stays zero-shot in the queue; the paper protocol's examples are the worker's.
+            few_shot_path=_worker_examples(config) if job.protocol is JudgeProtocol.PAPER else None,
             on_progress=context.progress.beat,
         )
     except JudgeDataError as exc:
@@ -267,3 +307,31 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     except Exception as exc:  # the harness and the model: anything it raises is this stage's failure
         raise StageError("running the harness", exc) from exc
     return evaluation
+
+
+def _worker_examples(config: WorkerConfig) -> Path | None:
+    path = config.track_options.get(EXAMPLES_OPTION)
+    return None if path is None else Path(path)
+
+
+def check_data(config: WorkerConfig, request: EvalRequest | None = None) -> None:
+    """Before the worker claims ``request``: a ``paper`` judge needs the worker's examples file.
+
+    The spec's pre-claim check (``TrackSpec.check_data``): raises :class:`JudgeDataError` (the
+    worker claims nothing and exits 5, as for missing data) when the next request asks for
+    the ``paper`` protocol and this worker has no ``--judge-examples``, or the file no longer
+    reads or covers every criterion.  Other requests pass: the project protocol needs nothing.
+    """
+    if request is None or request.track != TRACK:
+        return
+    options = request.options
+    if not isinstance(options, JudgeOptions) or options.protocol is not JudgeProtocol.PAPER:
+        return
+    path = _worker_examples(config)
+    if path is None:
+        raise JudgeDataError(
+            f"the next request, {request.request_id}, asks for the paper protocol and this worker has no "
+            "examples file: start it with --judge-examples FILE (the paper's few-shot examples, one JSONL "
+            "line per example: criterion, document, summary, score, explanation)"
+        )
+    load_examples(path)

@@ -215,7 +215,7 @@ def per_item_outputs(
     return items_to_parquet(run_items), summary
 
 
-def check_data(config: WorkerConfig) -> None:
+def check_data(config: WorkerConfig, request: EvalRequest | None = None) -> None:
     """Before claiming a long-context request: can the worker's data source be read and prepared?
 
     Reads and checks every book and question (:func:`~.data.read_books`); raises

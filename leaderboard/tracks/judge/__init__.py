@@ -2,10 +2,14 @@
 
 Importable without torch or lm-eval (the UI runs on a CPU Space).  Modules:
 
-* :mod:`~leaderboard.tracks.judge.definition` — the rubric (the one definition), prompts, About text;
+* :mod:`~leaderboard.tracks.judge.definition` — the rubric (the one definition), the ``project``
+  protocol's prompts, the protocols, About text;
+* :mod:`~leaderboard.tracks.judge.paper` — the ``paper`` protocol's prompts: Appendix A's templates
+  (quoted with attribution);
 * :mod:`~leaderboard.tracks.judge.parse` — reading a judge's answer (``parse_answer``);
 * :mod:`~leaderboard.tracks.judge.metrics` — Spearman ρ, MAE, bias, agreement matrix, distributions;
-* :mod:`~leaderboard.tracks.judge.data` — the annotated-set and few-shot file formats and loaders;
+* :mod:`~leaderboard.tracks.judge.data` — the annotated-set and few-shot (examples) file formats,
+  loaders and the set's digest;
 * :mod:`~leaderboard.tracks.judge.items` — what the judge is asked (meta and generations units);
 * :mod:`~leaderboard.tracks.judge.schema` — the results file (``evalita-llm-results/2``, track ``judge``);
 * :mod:`~leaderboard.tracks.judge.app.tables` — the judges table, agreement matrix, distributions, SUM means;

@@ -18,7 +18,15 @@ project may not redistribute)::
     {"criterion": "fluency", "document": "…", "summary": "…", "score": 2, "explanation": "…"}
 
 Examples are shown in file order in the prompt of their criterion; a criterion without
-examples stays zero-shot.
+examples stays zero-shot under the ``project`` protocol.  The ``paper`` protocol fills
+Appendix A's few-shot slot of every criterion from this file — the worker's
+``--judge-examples``, a copy of the paper's own examples that a maintainer holds — and
+refuses a file without examples for a criterion it judges (:func:`check_examples_cover`).
+
+An annotated set is identified by its label and by :func:`annotated_digest`, the SHA-256 of
+its items as read (canonical JSON lines, sorted by item): the same set read from ``hub:`` or
+from ``local:``, with its columns or lines in another order, has the same digest, and any
+change to a text or a score changes it.
 
 Sources: ``sample`` (bundled, :data:`SAMPLE_DIR`), ``local:<dir>`` (``<dir>/annotated.jsonl``)
 or ``hub:<org>/<name>`` (a Hugging Face dataset with the same columns, split ``test``; read
@@ -29,8 +37,9 @@ file and line; nothing is loaded half-way.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -197,12 +206,38 @@ def parse_annotated(text: str, source: str) -> tuple[AnnotatedItem, ...]:
     return validate_annotated(_rows(text.splitlines(), source), source)
 
 
+def annotated_digest(items: Iterable[AnnotatedItem]) -> str:
+    """SHA-256 of the items as read: one canonical JSON line per item, sorted by item key."""
+    lines = sorted(
+        json.dumps(
+            {
+                "doc_id": item.doc_id,
+                "document": item.document,
+                "summary_id": item.summary_id,
+                "summary": item.summary,
+                "scores": {c.value: score for c, score in item.scores.items()},
+                "annotator": item.annotator,
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        for item in items
+    )
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class AnnotatedSet:
     """The items of one annotated set and the label of where they came from."""
 
     label: str
     items: tuple[AnnotatedItem, ...]
+
+    @property
+    def sha256(self) -> str:
+        """:func:`annotated_digest` of the items: what identifies the set whatever its source."""
+        return annotated_digest(self.items)
 
     @property
     def criteria(self) -> tuple[Criterion, ...]:
@@ -277,3 +312,29 @@ def parse_few_shot(text: str, source: str) -> FewShotSet:
 def load_few_shot(path: Path | str) -> FewShotSet:
     """Load and check a few-shot file (see the module docstring for its format)."""
     return parse_few_shot(_read_text(Path(path), "few-shot file"), str(path))
+
+
+def check_examples_cover(examples: FewShotSet, criteria: Sequence[Criterion], source: str) -> None:
+    """The ``paper`` protocol fills every judged criterion's few-shot slot: a gap is a :class:`JudgeDataError`."""
+    missing = [c.value for c in criteria if not examples.get(c)]
+    if missing:
+        raise JudgeDataError(
+            f"the examples file {source} has no examples for {', '.join(missing)}: the paper protocol "
+            "fills the few-shot slot of every criterion (one JSONL line per example, with its criterion)"
+        )
+
+
+def load_examples(path: Path | str, criteria: Sequence[Criterion] = CRITERIA) -> FewShotSet:
+    """The ``paper`` protocol's examples file: a few-shot file with examples for every criterion."""
+    examples = load_few_shot(path)
+    check_examples_cover(examples, criteria, str(path))
+    return examples
+
+
+def examples_option(text: str) -> str:
+    """``--judge-examples FILE`` as the worker starts: the file must be readable and cover all five
+    criteria (a :class:`JudgeDataError` names the problem: the worker refuses to start, exit 2).
+    The run reads it again, and records the digest of what it read."""
+    path = Path(text).expanduser().resolve()
+    load_examples(path)
+    return str(path)

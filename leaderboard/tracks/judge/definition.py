@@ -12,9 +12,11 @@ document and the summary); the About text follows Appendix B's annotation guidel
 
 Licence: the paper's few-shot examples and annotations are published under a
 no-derivatives licence, so nothing of them is copied here.  Every text below is the
-project's own wording; a maintainer can point the judge at the paper's examples through
-a user-provided few-shot file (:class:`FewShotExample`, loaded by
-:func:`leaderboard.tracks.judge.data.load_few_shot`).
+project's own wording — the ``project`` protocol's prompts; the ``paper`` protocol quotes
+Appendix A's own templates, with attribution, in :mod:`leaderboard.tracks.judge.paper` —
+and a maintainer can point the judge at the paper's examples through a user-provided
+few-shot file (:class:`FewShotExample`, loaded by
+:func:`leaderboard.tracks.judge.data.load_few_shot`; the worker's ``--judge-examples``).
 
 Everything else derives from :data:`RUBRIC`: the harness prompts (:func:`render_prompt`),
 the result columns (:mod:`leaderboard.tracks.judge.app.tables`) and the About page
@@ -31,7 +33,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import model_validator
+from pydantic import field_validator, model_validator
 
 from eval_queue.errors import EvalitaError
 from eval_queue.text import unknown_name
@@ -51,6 +53,18 @@ class JudgeMode(StrEnum):
     META = "meta"
     #: The generations of another run (``judge_target``, a results path).
     GENERATIONS = "generations"
+
+
+class JudgeProtocol(StrEnum):
+    """Judge track: how the judge is prompted and decodes (docs/TRACKS.md, "Fidelity to the papers")."""
+
+    #: The project's Italian rubric, zero-shot, the answer prefilled with ``{"score":``, 256 greedy
+    #: tokens: what even a small judge answers in a readable shape (the default; the bundled sample).
+    PROJECT = "project"
+    #: Table 1's: Appendix A's English templates (:mod:`~leaderboard.tracks.judge.paper`) with the
+    #: worker's examples file in their few-shot slots, no prefill, the model's own generation
+    #: settings and a budget a reasoning model can think in.
+    PAPER = "paper"
 
 
 #: Version of the rubric text.  Stored in every results file: figures obtained with
@@ -99,18 +113,26 @@ def harness_task_name(criterion: Criterion) -> str:
     return f"{HARNESS_TASK_PREFIX}_{criterion.value}"
 
 
-def judge_variant(mode: JudgeMode, target: str | None = None) -> str | None:
+def judge_variant(
+    mode: JudgeMode, target: str | None = None, protocol: JudgeProtocol = JudgeProtocol.PROJECT
+) -> str | None:
     """The ``<variant>`` of a judge request's and results file's name (docs/TRACKS.md).
 
     None for ``meta``; for ``generations``, ``gen-`` and 12 hex digits of the SHA-1 of the
     target results path, so judging two runs of one model never collides and the name stays
-    short and safe whatever the path (the path itself is in the file).
+    short and safe whatever the path (the path itself is in the file).  The ``paper``
+    protocol appends ``paper`` (``paper`` alone for ``meta``): a model judged both ways has
+    two requests, never one taking the place of the other; ``project`` adds nothing, so the
+    names of files written before protocols existed are unchanged.
     """
+    parts: list[str] = []
     if mode is JudgeMode.GENERATIONS:
         if not target:
             raise ValueError("judging generations needs the results path of the run to judge")
-        return "gen-" + hashlib.sha1(target.encode()).hexdigest()[:12]
-    return None
+        parts.append("gen-" + hashlib.sha1(target.encode()).hexdigest()[:12])
+    if protocol is JudgeProtocol.PAPER:
+        parts.append(JudgeProtocol.PAPER.value)
+    return "-".join(parts) or None
 
 
 class JudgeOptions(TrackOptions):
@@ -123,6 +145,18 @@ class JudgeOptions(TrackOptions):
         label="Judge the outputs of run … (optional results path; empty: the annotated set)",
         help="judge: score the generations of this results file (default: the annotated set)",
         placeholder="org/model/results_<timestamp>_<precision>_0shot.json",
+    )
+    #: None: ``project``.  ``paper`` runs only on a worker with an examples file (``--judge-examples``).
+    judge_protocol: JudgeProtocol | None = option(
+        flag="--judge-protocol",
+        label="Judge protocol",
+        help="judge: project (default: the project's zero-shot Italian rubric) or paper (Table 1's "
+        "protocol: Appendix A's few-shot templates, the model's own generation settings; needs a "
+        "worker with the paper's examples file)",
+        choice_labels={
+            JudgeProtocol.PROJECT.value: "project (zero-shot Italian rubric)",
+            JudgeProtocol.PAPER.value: "paper (Table 1: Appendix A, few-shot)",
+        },
     )
 
     @model_validator(mode="before")
@@ -144,12 +178,22 @@ class JudgeOptions(TrackOptions):
             raise ValueError("judge_target is only used with judge_mode 'generations'")
         return self
 
+    @field_validator("judge_protocol")
+    @classmethod
+    def _project_is_the_default(cls, value: JudgeProtocol | None) -> JudgeProtocol | None:
+        # One request file per measurement: "project" written out is the same request as none.
+        return None if value is JudgeProtocol.PROJECT else value
+
     @property
     def mode(self) -> JudgeMode:
         return self.judge_mode or JudgeMode.META
 
+    @property
+    def protocol(self) -> JudgeProtocol:
+        return self.judge_protocol or JudgeProtocol.PROJECT
+
     def variant(self) -> str | None:
-        return judge_variant(self.mode, self.judge_target)
+        return judge_variant(self.mode, self.judge_target, self.protocol)
 
 
 class UnknownCriterionError(EvalitaError, LookupError):
@@ -668,7 +712,7 @@ def about_markdown() -> str:
         "",
         "A model acts as a **judge** of Italian summaries: for each (article, summary) it scores five "
         f"criteria from {SCORE_MIN} to {SCORE_MAX} and explains each score in Italian, answering "
-        f'`{{"{SCORE_KEY}": …, "{EXPLANATION_KEY}": …}}`. Each criterion has its own zero-shot prompt '
+        f'`{{"{SCORE_KEY}": …, "{EXPLANATION_KEY}": …}}`. Each criterion has its own prompt '
         "(impartial evaluator, definition, sub-criteria, the five score levels, the output format). An "
         "answer whose JSON cannot be read, or whose score is not a whole number from 1 to 5, is counted "
         "as **unparsed**, never as a score; the unparsed rate is shown beside every figure.",
@@ -683,17 +727,25 @@ def about_markdown() -> str:
         "**Judged generations.** A judge scores the summaries that models wrote for the Evalita SUM task; "
         "the mean score per criterion is shown beside ROUGE on the SUM page and on the model's page.",
         "",
-        "**The answer.** The judge's answer is started for it with "
-        f"`{ANSWER_PREFIX}` (the first characters of the JSON the prompt asks for, written at the "
-        "start of the judge's turn), so that it gives the score first; those characters are part of the "
-        "answer that is read.  The prompts are zero-shot.  The paper's own worked examples are published "
-        "under a no-derivatives licence and are not part of this project: a maintainer who holds them "
-        "can point a judge at them with a few-shot file (JSONL: `criterion`, `document`, `summary`, "
-        "`score`, `explanation`; `python -m backend.tracks.judge MODEL --few-shot FILE`), and the run "
-        "records the file's name and digest.",
+        "**Two protocols.** *paper* is the protocol of the paper's Table 1: each criterion's English "
+        "prompt from its Appendix A (quoted with attribution; the explanation is asked for in Italian), "
+        "few-shot, with the paper's worked examples in its slots, the model's own generation settings (its "
+        "`generation_config`, greedy when it has none) and a token budget a reasoning model can think in (8,192 "
+        "tokens for a model that thinks in a `<think>` block, 1,024 for any other; the think block is "
+        "set aside before the answer is read, and kept in the details).  The paper's "
+        "examples are published under a no-derivatives licence and are not part of this project: a worker "
+        "whose maintainer holds them serves paper requests with `--judge-examples FILE` (JSONL: "
+        "`criterion`, `document`, `summary`, `score`, `explanation`), and each run records the file's "
+        "name and digest.  *project* (the default, and what the bundled sample and small models run) is "
+        "the project's own Italian rubric (its guidelines below), zero-shot, with the judge's answer started for it with "
+        f"`{ANSWER_PREFIX}` so that even a small judge gives the score first, in at most "
+        f"{MAX_ANSWER_TOKENS} greedy tokens; `python -m backend.tracks.judge MODEL --few-shot FILE` runs "
+        "it with examples.  Only paper runs in full on a real annotated set are comparable with Table 1; "
+        "judges are ranked only beside judges of the same set (identified by its SHA-256).",
         "",
         "**Submitting a judge.** `python -m eval_queue submit ORG/MODEL --track judge` (the annotated "
-        "set); `--judge-target RESULTS_PATH` scores the SUM outputs of that Evalita run instead.",
+        "set; `--judge-protocol paper` for Table 1's protocol); `--judge-target RESULTS_PATH` scores the "
+        "SUM outputs of that Evalita run instead.",
         "",
         "#### Annotation guidelines (after the paper's Appendix B)",
     ]

@@ -28,7 +28,14 @@ from typing import Any
 from leaderboard.tracks.evalita.definition import TaskKind, get_task
 from leaderboard.tracks.evalita.schema import DetailRecord
 from leaderboard.tracks.judge.data import AnnotatedSet, FewShotSet
-from leaderboard.tracks.judge.definition import ANSWER_PREFIX, CRITERIA, Criterion, render_prompt
+from leaderboard.tracks.judge.definition import (
+    ANSWER_PREFIX,
+    CRITERIA,
+    Criterion,
+    JudgeProtocol,
+    render_prompt,
+)
+from leaderboard.tracks.judge.paper import render_paper_prompt
 
 #: For each generative task that can be judged against a document: the template field
 #: holding it.  Other generative tasks are judged against the whole prompt.
@@ -136,15 +143,31 @@ def generation_units(
     return units
 
 
-def harness_row(unit: JudgeUnit, few_shot: FewShotSet | None = None) -> dict[str, Any]:
-    """One line of the harness dataset: the rendered prompt plus what maps the answer back."""
+def answer_prefix(protocol: JudgeProtocol) -> str:
+    """The start of the answer written for the judge: ``{"score":`` (project), nothing (paper)."""
+    return ANSWER_PREFIX if protocol is JudgeProtocol.PROJECT else ""
+
+
+def render_unit(
+    unit: JudgeUnit, few_shot: FewShotSet | None = None, protocol: JudgeProtocol = JudgeProtocol.PROJECT
+) -> str:
+    """The prompt of one unit under ``protocol``, its criterion's examples (if any) in it."""
     examples = (few_shot or {}).get(unit.criterion, ())
+    if protocol is JudgeProtocol.PAPER:
+        return render_paper_prompt(unit.criterion, unit.document, unit.summary, examples)
+    return render_prompt(unit.criterion, unit.document, unit.summary, examples)
+
+
+def harness_row(
+    unit: JudgeUnit, few_shot: FewShotSet | None = None, protocol: JudgeProtocol = JudgeProtocol.PROJECT
+) -> dict[str, Any]:
+    """One line of the harness dataset: the rendered prompt plus what maps the answer back."""
     return {
         "item": unit.item,
         "criterion": unit.criterion.value,
         "human": unit.human,
         "target": "" if unit.human is None else str(unit.human),
-        "prompt": render_prompt(unit.criterion, unit.document, unit.summary, examples),
-        # lm-eval's gen_prefix (the template names this column); the answer starts with it.
-        ANSWER_PREFIX_FIELD: ANSWER_PREFIX,
+        "prompt": render_unit(unit, few_shot, protocol),
+        # lm-eval's gen_prefix (the template names this column; empty: no prefill); the answer starts with it.
+        ANSWER_PREFIX_FIELD: answer_prefix(protocol),
     }

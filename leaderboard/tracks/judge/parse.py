@@ -4,7 +4,9 @@ What is accepted (each case has a test in ``tests/judge/test_parse.py``):
 
 * the object anywhere in the text — after a preamble, before a comment, inside a
   Markdown code fence (```` ```json … ``` ````), after a ``<think>…</think>`` block
-  (which is dropped first: a draft inside it is not the answer);
+  (which is set aside first, :func:`split_thinking`: a draft inside it is not the answer;
+  a reasoning model whose chat template opens the block in the prompt writes only its
+  ``</think>``, and one cut off by its token budget never closes it);
 * JSON, or a Python-style dict with single quotes, or a "JSON-ish" object that neither
   parser takes — an apostrophe inside a single-quoted Italian explanation
   (``'explanation': 'L'articolo …'``), unescaped inner quotes, a trailing comma, an
@@ -33,7 +35,7 @@ import ast
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -57,6 +59,8 @@ class JudgeAnswer:
     explanation: str | None = None
     #: True when the object was read with patterns, not by a JSON or literal parser.
     repaired: bool = False
+    #: What the judge wrote inside its think block(s), kept for the details; None: no block.
+    thinking: str | None = None
 
     @property
     def parsed(self) -> bool:
@@ -68,7 +72,9 @@ _EXPLANATION_KEYS = frozenset({EXPLANATION_KEY, "spiegazione", "motivazione"})
 # A longer candidate is not worth handing to ast.literal_eval (cost grows with size).
 _MAX_OBJECT_CHARS = 20_000
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 _SMART_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'"})
 _PLACEHOLDER = re.compile(r"""^\s*["']?\s*<[^<>]*>\s*["']?\s*$""")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -208,9 +214,42 @@ def _loose(candidate: str) -> JudgeAnswer | None:
     return JudgeAnswer(status, score, explanation, repaired=True)
 
 
+def split_thinking(text: str) -> tuple[str | None, str]:
+    """``(thinking, answer)``: the judge's think blocks set aside from the text to read.
+
+    Closed ``<think>…</think>`` blocks are taken out wherever they are; a ``</think>`` with no
+    opening tag (the chat template opened the block in the prompt) ends a block that started
+    at the beginning; an opening tag never closed (the budget ran out mid-thought) runs to the
+    end.  ``thinking`` is None when there was no block at all.
+    """
+    parts: list[str] = []
+
+    def aside(match: re.Match[str]) -> str:
+        parts.append(match.group(1).strip())
+        return " "
+
+    answer = _THINK.sub(aside, text)
+    closes = list(_THINK_CLOSE.finditer(answer))
+    if closes:
+        parts.insert(0, answer[: closes[-1].start()].strip())
+        answer = answer[closes[-1].end() :]
+    opened = _THINK_OPEN.search(answer)
+    if opened is not None:
+        parts.append(answer[opened.end() :].strip())
+        answer = answer[: opened.start()]
+    if not parts:
+        return None, text
+    return "\n\n".join(p for p in parts if p), answer
+
+
 def parse_answer(text: str) -> JudgeAnswer:
     """Read one judge answer; never raises on any text (see the module docstring)."""
-    cleaned = _THINK.sub(" ", str(text)).translate(_SMART_QUOTES)
+    thinking, answer = split_thinking(str(text))
+    found = _read(answer.translate(_SMART_QUOTES))
+    return found if thinking is None else replace(found, thinking=thinking)
+
+
+def _read(cleaned: str) -> JudgeAnswer:
     seen_object = False
     for candidate, obj in _candidates(cleaned):
         if obj is None:

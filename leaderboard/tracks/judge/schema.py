@@ -9,7 +9,13 @@
 ``meta`` (the judges leaderboard): per criterion and ``overall`` (all criteria pooled, as
 the paper's Table 1) a :class:`StatBlock` — n, unparsed rate, Spearman ρ and p, MAE,
 bias, mean human and judge scores — and the per-item scores (``items``) from which the
-agreement matrix and the distributions are computed at read time.
+agreement matrix and the distributions are computed at read time; **[project]** the
+annotated set judged (``annotated``: its label, SHA-256 and size).
+
+Both bodies **[project]** record the ``protocol`` (``project`` | ``paper``; absent in files
+written before protocols existed: ``project``, which is what they ran), the examples file
+the prompts held (``few_shot``: name, SHA-256, examples per criterion) and how the judge
+decoded (``generation``: whose settings, sampling, token budget, stop sequences, prefill).
 
 ``generations`` (judged outputs of another run): the judged run (``target``), per
 criterion (and per prompt) the mean score with its unparsed rate, and every item's score
@@ -23,12 +29,13 @@ A figure that could not be computed is ``null`` in the file with its reason in
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from leaderboard.core.schema import ResultsEnvelope
-from leaderboard.tracks.judge.definition import TRACK, Criterion, JudgeMode
+from leaderboard.tracks.judge.definition import TRACK, Criterion, JudgeMode, JudgeProtocol
 from leaderboard.tracks.judge.metrics import Agreement, Correlation, Figure, JudgedScore, NotEnoughData
 from leaderboard.tracks.judge.parse import ParseStatus
 
@@ -101,12 +108,61 @@ class FewShotInfo(BaseModel):
     examples: dict[Criterion, int]
 
 
+class AnnotatedSetInfo(BaseModel):
+    """The annotated set a meta run judged: its label (as ``run.data``), digest and size.
+
+    ``sha256`` is :func:`~leaderboard.tracks.judge.data.annotated_digest`: the same set read
+    from ``hub:`` or ``local:`` has the same one.
+    """
+
+    name: str
+    sha256: str
+    items: int
+
+
+class GenerationSource(StrEnum):
+    """Whose decoding settings a judge ran with."""
+
+    #: The ``project`` protocol's fixed settings: greedy, 256 tokens, the answer prefilled.
+    PROJECT = "project"
+    #: The sampling settings of the model's own ``generation_config.json`` (its authors' advice).
+    GENERATION_CONFIG = "generation_config"
+    #: Greedy: the model ships no sampling settings (no ``generation_config.json``, or one without
+    #: ``do_sample``).
+    GREEDY = "greedy"
+
+
+class GenerationSettings(BaseModel):
+    """How the judge decoded: recorded so that a row says what it measured."""
+
+    model_config = ConfigDict(extra="allow")
+
+    source: GenerationSource
+    do_sample: bool
+    #: The sampling parameters passed to ``generate`` (``temperature``, ``top_p``, ``top_k``, …).
+    sampling: dict[str, float | int] = Field(default_factory=dict)
+    #: The token budget of one answer (thinking included).
+    max_gen_toks: int
+    stop: list[str]
+    #: The start of the answer written for the judge (``project``); None: none (``paper``).
+    prefill: str | None = None
+    #: The model's window as the harness reads it, and the longest prompt in tokens (``paper``:
+    #: the budget is what the window leaves after the longest prompt, up to the protocol's cap).
+    window: int | None = None
+    longest_prompt_tokens: int | None = None
+    #: ``paper``: whether the model thinks in a ``<think>`` block (its larger budget).
+    reasoning: bool | None = None
+
+
 class MetaBody(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     mode: Literal[JudgeMode.META] = JudgeMode.META
     rubric: str
+    protocol: JudgeProtocol = JudgeProtocol.PROJECT
     few_shot: FewShotInfo | None = None
+    generation: GenerationSettings | None = None
+    annotated: AnnotatedSetInfo | None = None
     criteria: dict[Criterion, StatBlock]
     overall: StatBlock
     items: list[MetaItem]
@@ -157,7 +213,9 @@ class GenerationsBody(BaseModel):
 
     mode: Literal[JudgeMode.GENERATIONS] = JudgeMode.GENERATIONS
     rubric: str
+    protocol: JudgeProtocol = JudgeProtocol.PROJECT
     few_shot: FewShotInfo | None = None
+    generation: GenerationSettings | None = None
     target: JudgedRun
     task: str
     criteria: dict[Criterion, MeanBlock]
@@ -185,8 +243,32 @@ class JudgeResultsFile(ResultsEnvelope):
 
     @property
     def comparable(self) -> bool:
-        """A full run on a published annotated set (``hub:…``); sample, local and limited runs are not."""
-        return self.run.data.startswith("hub") and self.run.limit is None
+        """The same measurement as the paper's Table 1: the ``paper`` protocol, in full, on a real set.
+
+        A meta run of the ``paper`` protocol (with its examples file), every item (no
+        ``limit``, answers not capped by ``--max-gen-toks``), on an annotated set read from
+        ``hub:`` or ``local:`` and identified by its digest.  The bundled sample is not a real
+        set; ``project`` runs measure the project's protocol, not the paper's.  Comparable
+        runs are ranked only beside runs on the same set (:attr:`annotated_set`).
+        """
+        body, run = self.judge, self.run
+        return (
+            isinstance(body, MetaBody)
+            and body.protocol is JudgeProtocol.PAPER
+            and body.few_shot is not None
+            and body.annotated is not None
+            and run.data.startswith(("hub:", "local:"))
+            and run.limit is None
+            and run.max_gen_toks is None
+        )
+
+    @property
+    def annotated_set(self) -> str:
+        """What groups judges that can be ranked together: the set's SHA-256 when recorded, else its label."""
+        body = self.judge
+        if isinstance(body, MetaBody) and body.annotated is not None:
+            return body.annotated.sha256
+        return self.run.data
 
 
 class JudgeDetail(BaseModel):
@@ -202,6 +284,8 @@ class JudgeDetail(BaseModel):
     explanation: str | None = None
     repaired: bool = False
     human: int | None = None
+    #: **[project]** what the judge wrote in its think block(s) (removed before the answer was read).
+    thinking: str | None = None
 
 
 # --------------------------------------------------------------------------- paths

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from eval_queue.tracks import PanelRef, TrackSpec, WorkerOption
 from leaderboard.core.datasource import DataSource
+from leaderboard.tracks.judge.data import examples_option
 from leaderboard.tracks.judge.definition import TRACK, JudgeOptions
 
 _APP = "leaderboard.tracks.judge.app"
@@ -21,6 +22,14 @@ SPEC = TrackSpec(
             "(default: follows --data; local:<dir> reads <dir>/judge/annotated.jsonl)",
             parse=DataSource.parse_spec,
         ),
+        WorkerOption(
+            "--judge-examples",
+            "judge: the paper protocol's few-shot examples (JSONL: criterion, document, summary, score, "
+            "explanation; every criterion), a maintainer's copy of the paper's — never bundled. Without it "
+            "this worker refuses paper-protocol requests before claiming them",
+            parse=examples_option,
+            metavar="FILE",
+        ),
     ),
     prefetch_options=(
         WorkerOption(
@@ -31,6 +40,7 @@ SPEC = TrackSpec(
     ),
     results_type="leaderboard.tracks.judge.schema:JudgeResultsFile",
     runner="backend.tracks.judge.run:evaluate",
+    check_data="backend.tracks.judge.run:check_data",
     check_submission="leaderboard.tracks.judge.target:check_judge_target",
     parse_results=f"{_APP}.results:parse_results_file",
     export=f"{_APP}.export:export_results",

@@ -1,9 +1,11 @@
 """``python -m leaderboard export --track judge``: the judges table, the paper's Table 1 layout.
 
 One row per judge: Spearman ρ, its p-value, MAE, bias and the unparsed rate per criterion and
-overall; the 95 % intervals of ρ and MAE (``<scope>_rho_low``…) and whether the judge's ρ is
-distinguishable from the best judge's on the same set (``<scope>_vs_best``).  Runs that are not comparable are left out unless ``--include-noncomparable`` asks
-for them, and a note says so.
+overall, with the annotated set (``data``, ``set_sha256``) and the ``protocol``; the 95 %
+intervals of ρ and MAE (``<scope>_rho_low``…) and whether the judge's ρ is distinguishable from
+the best judge's on the same set (``<scope>_vs_best``); rows are grouped by set and ranked within
+it.  Runs that are not comparable with the paper's Table 1 are left out unless
+``--include-noncomparable`` asks for them, and a note says so.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
     {
         "judge": "judge",
         "precision": "precision",
+        "protocol": "protocol",
         "data": "data",
         "limit": "limit",
         stat_column(OVERALL, TableFigure.RHO): "ρ",
@@ -53,7 +56,7 @@ def export_results(records: Mapping[str, JudgeRun], options: ExportOptions) -> E
     if not options.include_noncomparable:
         meta = [r for r in latest(runs) if r.mode is JudgeMode.META]
         hidden = sum(not r.comparable for r in meta)
-        notes.extend(hidden_runs_note(hidden, "the sample or a local annotated set, or a --limit"))
+        notes.extend(hidden_runs_note(hidden, "the project protocol, the sample, or a --limit"))
     figures = [stat_column(scope, figure) for scope in SCOPES for figure in TableFigure]
     if table[figures].isna().any().any():
         notes.append(

@@ -97,7 +97,7 @@ def interval_table(
     rows: dict[str, dict[str, Any]] = {run.path: {"results_path": run.path} for run in chosen}
     by_set: dict[str, list[JudgeRun]] = {}
     for run in chosen:
-        by_set.setdefault(str(run.results.run.data), []).append(run)
+        by_set.setdefault(run.annotated_set, []).append(run)  # the key the table groups by
     for scope in SCOPES:
         for same_set in by_set.values():
             for standing in standings_of([cache.figures(run, str(scope)) for run in same_set]):

@@ -3,12 +3,13 @@
 Views are computed by :mod:`leaderboard.tracks.judge.app.tables` from the judge records of the
 app's latest store read (``AppContext.track_records``); this module only lays them out.
 A figure that could not be computed is shown as *not enough data*, never as NaN or 0.
-Runs on the sample or a local annotated set, or with a limit, are shown with "all runs".
+Only comparable runs (the paper's protocol in full on a real annotated set) are listed unless
+"all runs" is ticked; the table shows one annotated set at a time (the selector, kept in the
+link as ``judge_set``: the set's SHA-256), so judges of different sets are never ranked together.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -18,7 +19,7 @@ import gradio as gr
 import pandas as pd
 
 from eval_queue.vocabulary import short_revision
-from leaderboard.state import PageState, UrlField
+from leaderboard.state import Notice, PageState, UrlField
 from leaderboard.tracks.judge.app.intervals import (
     FiguresCache,
     interval_column,
@@ -34,16 +35,18 @@ from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
+    AnnotatedSetChoice,
     JudgeRun,
     TableFigure,
     agreement_table,
+    annotated_sets,
     distribution_table,
     judges_table,
     latest,
     stat_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, TRACK, Criterion, JudgeMode
-from leaderboard.ui.common import Table
+from leaderboard.ui.common import Choices, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
@@ -51,6 +54,8 @@ from leaderboard.views.common import interval_text
 
 #: The link field of the heatmap's criterion (``overall`` pools the five).
 CRITERION_FIELD = "judge_criterion"
+#: The link field of the annotated set shown (its SHA-256; files without one: their data label).
+SET_FIELD = "judge_set"
 CRITERION_CHOICES: tuple[str, ...] = (OVERALL, *(c.value for c in CRITERIA))
 
 #: How the table's figures are headed (Table 1's symbols).
@@ -74,8 +79,10 @@ INTRO = (
     "above 0, the judge is more generous than people) and the share of **unparsed** answers, which are "
     "never counted as scores.  Beside ρ and MAE, their 95 % interval (a bootstrap over the annotated "
     "items); **vs best ρ** says whether a judge's overall ρ is *not distinguishable* from the best "
-    "judge's on the same set (paired test, Holm-corrected).  Click a column header to sort.  The "
-    "rubric is on the About page."
+    "judge's on the same set (paired test, Holm-corrected).  Listed by default: judges run with the "
+    "**paper's protocol** (Appendix A's few-shot prompts, the model's own generation settings) in full "
+    "on a real annotated set — the same measurement as Table 1; judges are ranked only against judges "
+    "of the same set.  Click a column header to sort.  The rubric is on the About page."
 )
 
 
@@ -98,6 +105,7 @@ def display_table(table: pd.DataFrame, intervals: pd.DataFrame | None = None) ->
         "judge": "judge",
         "revision": "revision",
         "precision": "precision",
+        "protocol": "protocol",
         "data": "data",
     }
     for scope in SCOPES:
@@ -120,12 +128,16 @@ def display_table(table: pd.DataFrame, intervals: pd.DataFrame | None = None) ->
     return shown
 
 
-def agreement_set(table: pd.DataFrame) -> str | None:
-    """The annotated set whose judges the heatmap compares: the one with most judges shown."""
-    if table.empty:
-        return None
-    counts = Counter(table["data"])
-    return max(counts, key=lambda data: (counts[data], data.startswith("hub"), data))
+def chosen_set(sets: Sequence[AnnotatedSetChoice], asked: str | None) -> tuple[str | None, Notice | None]:
+    """The set to show: the link's when listed, else the one with most judges (and a notice if the
+    link asked for a set that is not listed)."""
+    keys = [s.key for s in sets]
+    if asked in keys:
+        return asked, None
+    shown = keys[0] if keys else None
+    if asked:
+        return shown, Notice(SET_FIELD, asked, sets[0].label if sets else "no set")
+    return shown, None
 
 
 def _criterion(state: PageState) -> Criterion | None:
@@ -133,16 +145,28 @@ def _criterion(state: PageState) -> Criterion | None:
     return None if value == OVERALL else Criterion(str(value))
 
 
-def _caption(runs: Sequence[JudgeRun], shown: pd.DataFrame, all_runs: bool) -> str:
+def _caption(
+    runs: Sequence[JudgeRun],
+    shown: pd.DataFrame,
+    all_runs: bool,
+    chosen: AnnotatedSetChoice | None,
+    n_sets: int,
+) -> str:
     meta = [r for r in latest(runs) if r.mode is JudgeMode.META]
     hidden = 0 if all_runs else sum(not r.comparable for r in meta)
     if not meta:
         return "No judge has been evaluated yet: submit a model with `--track judge`."
-    text = f"{len(shown)} judge run(s)."
+    if chosen is None:
+        text = "No comparable judge run yet (the paper protocol, run in full on a real annotated set)."
+    else:
+        digest = f" (SHA-256 `{chosen.sha256}`)" if chosen.sha256 else ""
+        text = f"{len(shown)} judge run(s) on the annotated set **{chosen.name}**{digest}."
+        if n_sets > 1:
+            text += f" {n_sets - 1} other set(s) in the selector: judges of different sets are not ranked together."
     if hidden:
         text += (
-            f" {hidden} run(s) on the sample or a local annotated set, or with a limit, are hidden: "
-            "tick *Show all runs* to see them."
+            f" {hidden} run(s) not comparable with the paper (the project protocol, the sample, a limit) "
+            "are hidden: tick *Show all runs* to see them."
         )
     return text
 
@@ -151,10 +175,14 @@ class JudgesTab(Tab):
     id = "judges"
     label = "Judges"
     url_fields: ClassVar[Mapping[str, UrlField]] = MappingProxyType(
-        {CRITERION_FIELD: UrlField(OVERALL, CRITERION_CHOICES)}
+        {
+            CRITERION_FIELD: UrlField(OVERALL, CRITERION_CHOICES),
+            # The sets come from the results: the tab resolves the value when it renders.
+            SET_FIELD: UrlField("", None),
+        }
     )
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
-        {"judges": Api(fields=("all_runs",), outputs=("table", "heatmap", "distributions"))}
+        {"judges": Api(fields=("all_runs", SET_FIELD), outputs=("table", "heatmap", "distributions"))}
     )
 
     def __init__(self) -> None:
@@ -164,8 +192,11 @@ class JudgesTab(Tab):
         gr.Markdown(INTRO, elem_id="judges-intro")
         all_runs = gr.Checkbox(
             value=False,
-            label="Show all runs (sample or local annotated sets, limited runs)",
+            label="Show all runs (the project protocol, the sample, limited runs)",
             elem_id="judges-all-runs",
+        )
+        annotated = gr.Dropdown(
+            [], label="Annotated set", elem_id="judges-set", allow_custom_value=True, interactive=True
         )
         caption = gr.Markdown(elem_id="judges-caption")
         table = gr.Dataframe(interactive=False, max_height=520, pinned_columns=1, elem_id="judges-table")
@@ -180,8 +211,9 @@ class JudgesTab(Tab):
         heatmap = gr.Plot(elem_id="judges-heatmap", visible=False)
         distributions = gr.Plot(elem_id="judges-distributions", visible=False)
         return TabParts(
-            controls={"all_runs": all_runs, CRITERION_FIELD: criterion},
+            controls={"all_runs": all_runs, SET_FIELD: annotated, CRITERION_FIELD: criterion},
             outputs={
+                SET_FIELD: annotated,  # also its choices (the sets in the store)
                 "caption": caption,
                 "table": table,
                 "heatmap_caption": heatmap_caption,
@@ -192,31 +224,43 @@ class JudgesTab(Tab):
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         runs: list[JudgeRun] = list(ctx.track_records(TRACK).values())
-        table = judges_table(runs, include_noncomparable=state.all_runs)
+        sets = annotated_sets(runs, include_noncomparable=state.all_runs)
+        asked = state.get(SET_FIELD)
+        data, notice = chosen_set(sets, str(asked) if asked else None)
+        chosen = next((s for s in sets if s.key == data), None)
+        table = (
+            judges_table(runs, include_noncomparable=state.all_runs, annotated_set=data)
+            if data is not None
+            else judges_table([], include_noncomparable=True)
+        )
         intervals = interval_table(runs, include_noncomparable=state.all_runs, cache=self._figures)
         criterion = _criterion(state)
-        data = agreement_set(table)
         heatmap = distributions = None
         note = ""
-        if data is not None:
+        if chosen is not None:
             scope = scope_label(criterion or OVERALL)
-            matrix = agreement_table(runs, data, criterion, include_noncomparable=state.all_runs)
-            heatmap = agreement_heatmap(matrix, f"Agreement on {data}, {scope}")
-            counts = distribution_table(runs, data, include_noncomparable=state.all_runs)
+            matrix = agreement_table(runs, chosen.key, criterion, include_noncomparable=state.all_runs)
+            heatmap = agreement_heatmap(matrix, f"Agreement on {chosen.name}, {scope}")
+            counts = distribution_table(runs, chosen.key, include_noncomparable=state.all_runs)
             judges = list(dict.fromkeys(counts["judge"]))[:MAX_DISTRIBUTION_JUDGES]
             distributions = distributions_figure(counts, judges)
-            note = f"Judges run on the annotated set **{data}**" + (
+            note = f"Judges run on the annotated set **{chosen.name}**" + (
                 f" (first {MAX_DISTRIBUTION_JUDGES} in the distributions)." if len(judges) > 1 else "."
             )
-        shown_state = None
+        extra = dict(state.extra)
         if state.get(CRITERION_FIELD) is None:  # the radio shows the default, not nothing
-            shown_state = replace(
-                state, extra=tuple(sorted({**dict(state.extra), CRITERION_FIELD: OVERALL}.items()))
-            )
+            extra[CRITERION_FIELD] = OVERALL
+        if notice is not None:  # a set the link named is not listed: the link says what is shown
+            extra.pop(SET_FIELD, None)
+        shown_state = (
+            None if extra == dict(state.extra) else replace(state, extra=tuple(sorted(extra.items())))
+        )
         return Rendered(
             state=shown_state,
+            notices=(notice,) if notice else (),
             values={
-                "caption": _caption(runs, table, state.all_runs),
+                SET_FIELD: Choices(tuple((s.label, s.key) for s in sets), data),
+                "caption": _caption(runs, table, state.all_runs, chosen, len(sets)),
                 "table": Table(
                     display_table(table, intervals), link_models=False, precision=3, na_rep=NOT_ENOUGH_DATA
                 ),

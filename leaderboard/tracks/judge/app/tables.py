@@ -12,8 +12,10 @@
 Every column name is built here, once, from the rubric (:func:`stat_column`,
 :func:`mean_column`).  A figure that could not be computed is ``pd.NA`` in a nullable
 ``Float64`` column — never NaN, never 0 — and the tab shows it as *not enough data*.
-Several files of one judge on one set: the newest wins (:func:`latest`); limited runs and
-runs on the sample or a local set are not comparable and are left out unless asked for.
+Several files of one judge on one set with one protocol: the newest wins (:func:`latest`).
+Only comparable runs (the paper's protocol in full on a real annotated set,
+:attr:`JudgeResultsFile.comparable`) are listed unless asked for, and judges are ranked only
+beside judges of the same annotated set — identified by its SHA-256 (:func:`annotated_sets`).
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ SCOPES: tuple[Criterion | str, ...] = (OVERALL, *CRITERIA)
 JUDGE_KEY_COLUMNS: tuple[str, ...] = ("judge", "revision", "precision")
 RUN_COLUMNS: tuple[str, ...] = (
     "data",
+    "set_sha256",
+    "protocol",
     "limit",
     "comparable",
     "few_shot",
@@ -103,6 +107,7 @@ MEANS_COLUMNS: tuple[str, ...] = (
     "judged_results_path",
     "data",
     "limit",
+    "protocol",
     "rubric",
     "finished_at",
     "results_path",
@@ -129,6 +134,11 @@ class JudgeRun:
         """The results file's own rule (:attr:`JudgeResultsFile.comparable`)."""
         return self.results.comparable
 
+    @property
+    def annotated_set(self) -> str:
+        """The set it was measured on: its SHA-256 (older files: its label) (:attr:`JudgeResultsFile.annotated_set`)."""
+        return self.results.annotated_set
+
     def _few_shot_key(self) -> str | None:
         shots = self.results.judge.few_shot
         return shots.sha256 if shots else None
@@ -137,10 +147,10 @@ class JudgeRun:
     def key(self) -> tuple[Any, ...]:
         """What makes two files the same measurement (the newest of them is kept)."""
         model, run, body = self.results.model, self.results.run, self.results.judge
-        common = (model.id, model.revision, model.precision, body.rubric, self._few_shot_key())
+        common = (model.id, model.revision, model.precision, body.rubric, body.protocol, self._few_shot_key())
         if isinstance(body, GenerationsBody):
             return (*common, JudgeMode.GENERATIONS, body.target.results_path)
-        return (*common, JudgeMode.META, run.data, run.limit)
+        return (*common, JudgeMode.META, self.annotated_set, run.limit, run.max_gen_toks)
 
     @property
     def finished_at(self) -> str:
@@ -162,6 +172,47 @@ def _select(runs: Iterable[JudgeRun], mode: JudgeMode, include_noncomparable: bo
     return chosen if include_noncomparable else [r for r in chosen if r.comparable]
 
 
+@dataclass(frozen=True)
+class AnnotatedSetChoice:
+    """One annotated set judges ran on: its key (SHA-256, or the label of files without one), how
+    it is named and how many judges are listed on it."""
+
+    key: str
+    name: str
+    sha256: str | None
+    judges: int
+
+    @property
+    def label(self) -> str:
+        """``hub:org/set · sha256 3f2a9c0d11ab · 12 judges``."""
+        digest = f" · sha256 {self.sha256[:12]}" if self.sha256 else ""
+        return f"{self.name}{digest} · {self.judges} judge{'s' if self.judges != 1 else ''}"
+
+
+def annotated_sets(
+    runs: Iterable[JudgeRun], *, include_noncomparable: bool = False
+) -> list[AnnotatedSetChoice]:
+    """The annotated sets of the listed meta runs, the one with most judges first (then real sets)."""
+    chosen = _select(runs, JudgeMode.META, include_noncomparable)
+    grouped: dict[str, list[JudgeRun]] = {}
+    for run in chosen:
+        grouped.setdefault(run.annotated_set, []).append(run)
+    choices = []
+    for key, members in grouped.items():
+        newest = max(members, key=lambda r: (r.finished_at, r.path))
+        body = newest.results.judge
+        info = body.annotated if isinstance(body, MetaBody) else None
+        choices.append(
+            AnnotatedSetChoice(
+                key=key,
+                name=info.name if info else newest.results.run.data,
+                sha256=info.sha256 if info else None,
+                judges=len(members),
+            )
+        )
+    return sorted(choices, key=lambda c: (-c.judges, c.name == "sample", c.name, c.key))
+
+
 def judge_labels(runs: Sequence[JudgeRun]) -> dict[str, str]:
     """A short unique label per run path: the model id, with revision and precision only when needed."""
     counts: dict[str, int] = {}
@@ -174,7 +225,9 @@ def judge_labels(runs: Sequence[JudgeRun]) -> dict[str, str]:
         if counts[model.id] > 1:
             label = f"{model.id}@{short_revision(model.revision)} {model.precision}"
         labels[run.path] = label
-    if len(set(labels.values())) != len(labels):  # same model, revision, precision on two sets
+    if len(set(labels.values())) != len(labels):  # same model, revision, precision: two protocols
+        labels = {run.path: f"{labels[run.path]} ({run.results.judge.protocol.value})" for run in runs}
+    if len(set(labels.values())) != len(labels):  # … or two sets
         labels = {run.path: f"{labels[run.path]} [{run.results.run.data}]" for run in runs}
     return labels
 
@@ -208,10 +261,20 @@ def _typed(frame: pd.DataFrame, numeric: Iterable[str]) -> pd.DataFrame:
     return frame
 
 
-def judges_table(runs: Iterable[JudgeRun], *, include_noncomparable: bool = False) -> pd.DataFrame:
-    """One row per judge run on an annotated set, best overall ρ first (``pd.NA`` last)."""
+def judges_table(
+    runs: Iterable[JudgeRun], *, include_noncomparable: bool = False, annotated_set: str | None = None
+) -> pd.DataFrame:
+    """One row per judge run on an annotated set, best overall ρ first (``pd.NA`` last).
+
+    ``annotated_set`` (a key of :func:`annotated_sets`) keeps that set's judges only; without
+    it, the rows are grouped by set (``set_sha256``, then ``data``) and ranked within each, so
+    judges measured on different sets are never ranked together.
+    """
+    runs = list(runs)
     rows = []
     for run in _select(runs, JudgeMode.META, include_noncomparable):
+        if annotated_set is not None and run.annotated_set != annotated_set:
+            continue
         body = run.results.judge
         assert isinstance(body, MetaBody)
         model, info = run.results.model, run.results.run
@@ -220,6 +283,8 @@ def judges_table(runs: Iterable[JudgeRun], *, include_noncomparable: bool = Fals
             "revision": model.revision,
             "precision": model.precision,
             "data": info.data,
+            "set_sha256": body.annotated.sha256 if body.annotated else None,
+            "protocol": body.protocol.value,
             "limit": info.limit,
             "comparable": run.comparable,
             "few_shot": body.few_shot.file if body.few_shot else None,
@@ -239,7 +304,18 @@ def judges_table(runs: Iterable[JudgeRun], *, include_noncomparable: bool = Fals
     for scope in SCOPES:  # counts are whole numbers (``25``, not ``25.0`` in a CSV)
         frame[stat_column(scope, TableFigure.N)] = frame[stat_column(scope, TableFigure.N)].astype("Int64")
     main = stat_column(OVERALL, TableFigure.RHO)
-    return frame.sort_values([main, "judge"], ascending=[False, True], na_position="last", ignore_index=True)
+    # Sets in the selector's order (most judges first), each set's judges best first.
+    order = {
+        c.key: i for i, c in enumerate(annotated_sets(runs, include_noncomparable=include_noncomparable))
+    }
+    frame["_set"] = [
+        order.get(sha if isinstance(sha, str) else data, len(order))
+        for sha, data in zip(frame["set_sha256"], frame["data"], strict=True)
+    ]
+    ranked = frame.sort_values(
+        ["_set", main, "judge"], ascending=[True, False, True], na_position="last", ignore_index=True
+    )
+    return ranked.drop(columns="_set")
 
 
 def agreement_for(
@@ -249,8 +325,9 @@ def agreement_for(
     *,
     include_noncomparable: bool = True,
 ) -> AgreementMatrix:
-    """The agreement matrix of the judges run on the annotated set ``data`` (one criterion, or pooled)."""
-    chosen = [r for r in _select(runs, JudgeMode.META, include_noncomparable) if r.results.run.data == data]
+    """The agreement matrix of the judges run on the annotated set ``data`` (a key of
+    :func:`annotated_sets`; one criterion, or pooled)."""
+    chosen = [r for r in _select(runs, JudgeMode.META, include_noncomparable) if r.annotated_set == data]
     labels = judge_labels(chosen)
     scores: dict[str, dict[tuple[str, Criterion], int | None]] = {}
     for run in chosen:
@@ -284,11 +361,12 @@ def agreement_table(
 def distribution_table(
     runs: Iterable[JudgeRun], data: str | None = None, *, include_noncomparable: bool = True
 ) -> pd.DataFrame:
-    """Tidy counts: per judge and criterion, ``source`` = ``human`` or ``judge``, ``score`` 1–5 or ``unparsed``."""
+    """Tidy counts: per judge and criterion, ``source`` = ``human`` or ``judge``, ``score`` 1–5 or ``unparsed``
+    (``data``: the annotated set's key, :func:`annotated_sets`)."""
     chosen = [
         r
         for r in _select(runs, JudgeMode.META, include_noncomparable)
-        if data is None or r.results.run.data == data
+        if data is None or r.annotated_set == data
     ]
     labels = judge_labels(chosen)
     rows = []
@@ -371,6 +449,7 @@ def criterion_means_table(
                 "judged_results_path": target.results_path,
                 "data": target.data,
                 "limit": target.limit,
+                "protocol": body.protocol.value,
                 "rubric": body.rubric,
                 "finished_at": run.results.run.finished_at,
                 "results_path": run.path,
