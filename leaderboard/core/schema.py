@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from eval_queue.errors import MalformedFileError
 from eval_queue.requests import FEWSHOT_SETTINGS, run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
-from eval_queue.storage.paths import DETAILS_FOLDER
 from eval_queue.text import printable
 from eval_queue.tracks import DEFAULT_TRACK
 from leaderboard.core.summary import UncertaintySummary

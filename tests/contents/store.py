@@ -11,7 +11,7 @@ from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.judge.definition import CRITERIA, harness_task_name
 from leaderboard.tracks.judge.schema import JudgeResultsFile
-from tests.ui.store import write_results
+from tests.ui.store import write_results, write_synthetic_results
 
 #: Written by :func:`write_every_track` (beside the UI store's: evalita, long-context, a broken file).
 JUDGE_MODEL = "judge-org/judge"
@@ -84,8 +84,10 @@ def judge_file(
 
 
 def write_every_track(data_dir: Path) -> Storage:
-    """The UI tests' results store (Evalita runs, long-context runs, one broken file) plus a judge run."""
+    """The UI tests' results store (Evalita runs, long-context runs, one broken file) plus a judge run
+    and three synthetic Evalita models whose files carry intervals."""
     write_results(data_dir / "results", data_dir / "details")
+    write_synthetic_results(data_dir / "results", 3)
     store = LocalStorage(data_dir / "results")
     path, judge = judge_file()
     store.write(path, judge.to_json())

@@ -17,6 +17,7 @@ from leaderboard.core.contents import CONTENTS_PATH, rebuild
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
 from leaderboard.tracks.evalita.app.views.ranking import ranking_view
+from leaderboard.tracks.evalita.metric_sets import MetricSet
 from leaderboard.ui.context import AppContext
 from tests.contents.store import BROKEN_FILE, evalita_file, write_every_track
 
@@ -77,6 +78,12 @@ def test_the_cold_start_reads_the_table_not_the_evalita_files_and_ranks_as_from_
     assert contents_reads[CONTENTS_PATH] == 1
     assert _evalita_json_reads(contents_reads, from_contents) == set()
     assert len(_evalita_json_reads(json_reads, from_json)) == len(from_json.loaded.runs)
+    # The records are the files' own: intervals and the other metric set included.
+    assert from_contents.loaded.records == from_json.loaded.records
+    assert any(r.uncertainty is not None for r in from_contents.loaded.records)
+    assert any(MetricSet.AS_SPECIFIED not in r.sets_missing for r in from_contents.loaded.records)
+    specified = from_contents.loaded.for_metric_set(MetricSet.AS_SPECIFIED)
+    assert specified.records == from_json.loaded.for_metric_set(MetricSet.AS_SPECIFIED).records
     # The unreadable file is not in the table: it is read, and reported, as before.
     assert contents_reads[BROKEN_FILE] == 1
     assert [p.path for p in from_contents.loaded.problems] == [BROKEN_FILE]

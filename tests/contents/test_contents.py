@@ -30,9 +30,12 @@ from leaderboard.core.contents import (
     rebuild,
 )
 from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
+from leaderboard.tracks.evalita.app.results import parse_results_file
 from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.metric_sets import MetricSet
 from leaderboard.tracks.evalita.metrics import overall_score, score_task
 from leaderboard.tracks.evalita.schema import ResultsFile
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, cps_figure
 from tests.contents.store import BROKEN_FILE, JUDGE_MODEL, evalita_file, write_every_track
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -63,8 +66,8 @@ def test_the_schema_is_the_shared_columns_around_each_tracks_own_with_no_name_tw
     assert names[-len(TAIL_COLUMNS) :] == [f.name for f in TAIL_COLUMNS]
     for expected in ("wic_cps", "sum_avgp", "avg_cps", "prompt_scores", "local_acc", "overall_rho"):
         assert expected in names
-    # Interval and tier columns wait for issue 21: present, nullable.
-    for name in ("avg_cps_low", "avg_cps_high", "tier", "wic_cps_low", "ner_cps_high"):
+    # Intervals and the as-specified set: present, nullable (a run may have neither).
+    for name in ("avg_cps_low", "avg_cps_high", "wic_cps_low", "ner_cps_high", "as_specified_avg_cps"):
         assert schema.field(name).nullable
     assert all(field.metadata and field.metadata[b"description"] for field in schema)
 
@@ -121,6 +124,32 @@ def test_an_evalita_row_has_the_cps_maxp_and_avgp_of_its_json_and_every_prompt_s
     assert checked >= 10 * 13
 
 
+def test_an_evalita_row_carries_its_files_intervals_and_as_specified_cps_or_nulls(tmp_path: Path) -> None:
+    store = write_every_track(tmp_path)
+    with_intervals = with_specified = 0
+    for row in _rows(rebuild(store).table):
+        if row["track"] != "evalita":
+            continue
+        results = ResultsFile.from_json(store.read(row["results_path"]), row["results_path"])
+        if results.uncertainty is None:
+            assert row["avg_cps_low"] is None and row["wic_cps_high"] is None
+        else:
+            with_intervals += 1
+            intervals = results.uncertainty.intervals
+            assert (row["avg_cps_low"], row["avg_cps_high"]) == tuple(intervals[MEAN_CPS_FIGURE])
+            assert (row["ner_cps_low"], row["ner_cps_high"]) == tuple(intervals[cps_figure("ner")])
+        record = parse_results_file(store.read(row["results_path"]), row["results_path"])
+        if MetricSet.AS_SPECIFIED in record.sets_missing:
+            assert row["as_specified_avg_cps"] is None and row["wic_as_specified_cps"] is None
+        else:
+            with_specified += 1
+            scores = record.for_metric_set(MetricSet.AS_SPECIFIED).prompt_scores
+            cps = {t.id: score_task(t, dict(scores.get(t.id, {}))).cps for t in SUITE}
+            assert row["as_specified_avg_cps"] == overall_score(cps).avg_cps
+            assert row["wic_as_specified_cps"] == cps["wic"]
+    assert with_intervals >= 6 and with_specified >= 1
+
+
 def test_a_track_without_a_contents_part_gets_one_row_of_shared_columns(tmp_path: Path, toy_track) -> None:
     from tests.support.toy_track.schema import ToyResults
 
@@ -167,7 +196,7 @@ def test_rebuild_contents_names_a_malformed_file_skips_it_and_keeps_the_others(t
     )
     assert done.returncode == 0, done.stderr
     assert "1 malformed results file(s) skipped" in done.stderr and BROKEN_FILE in done.stderr
-    assert "19 row(s) from 17 results file(s)" in done.stdout
+    assert "25 row(s) from 23 results file(s)" in done.stdout
     table = read_contents(store)
     assert table is not None and BROKEN_FILE not in table.column("results_path").to_pylist()
 

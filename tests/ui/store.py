@@ -32,8 +32,8 @@ from leaderboard.tracks.evalita.schema import (
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, summary_of
 from tests.long_context.store import write_long_context_runs
 from tests.paper_tables import write_paper_store
-from tests.uncertainty.synthetic import SMALL_SIZES, SyntheticSuite
 from tests.rescore.blocks import add_made_up_blocks
+from tests.uncertainty.synthetic import SMALL_SIZES, SyntheticSuite
 
 XSS_MODEL = "<img src=x onerror=alert(1)>"
 SAMPLE_MODEL = "demo-org/sample-model"

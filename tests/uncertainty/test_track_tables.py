@@ -23,6 +23,7 @@ from leaderboard.tracks.judge.app.tables import OVERALL, TableFigure, judges_tab
 from leaderboard.tracks.long_context.app.tables import export_table as lc_export_table
 from leaderboard.tracks.long_context.app.tables import interval_columns
 from leaderboard.tracks.long_context.app.views import table5_html
+from leaderboard.tracks.long_context.contents import rows as lc_contents_rows
 from leaderboard.tracks.long_context.definition import TABLE5_COLUMNS
 from leaderboard.tracks.long_context.schema import LongContextResults
 from leaderboard.tracks.long_context.uncertainty import metric_figure
@@ -60,6 +61,16 @@ def test_long_context_export_carries_the_intervals():
     assert (frame.loc[0, low], frame.loc[0, high]) == (21.12, 26.12)
     assert frame.loc[0, interval_columns("local_acc")[0]] == pytest.approx(frame.loc[0, "local_acc"] - 2)
     assert pd.isna(frame.loc[1, low]) and pd.isna(frame.loc[1, high])  # no per-item data: no interval
+
+
+def test_long_context_contents_rows_carry_the_intervals_or_nulls():
+    model = next(iter(PAPER_10K))
+    (with_row,) = lc_contents_rows(_lc_run(model, with_intervals=True))
+    (without_row,) = lc_contents_rows(_lc_run(model, with_intervals=False))
+    value = with_row["local_acc"]
+    assert (with_row["local_acc_low"], with_row["local_acc_high"]) == pytest.approx((value - 0.02, value + 0.03))
+    assert without_row["local_acc"] == value and without_row.get("local_acc_low") is None
+    assert "entity_acc_low" not in with_row  # Entity has no multiple-choice items: no figure, no interval
 
 
 def _judges():

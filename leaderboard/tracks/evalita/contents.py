@@ -10,13 +10,19 @@ The prompt scores kept are those the app ranks: a task of the suite scored with 
 a prompt of that task (the rule of :mod:`leaderboard.tracks.evalita.app.results`); anything
 else in a file is left out, as there.
 
-Intervals and tiers (issue 21) have their columns — ``avg_cps_low``/``avg_cps_high``,
-``<task>_cps_low``/``<task>_cps_high``, ``tier`` — nullable and empty until
-:func:`interval_columns` fills them.
+The 95 % intervals of the run's ``uncertainty`` block (``avg_cps_low``/``avg_cps_high``,
+``<task>_cps_low``/``<task>_cps_high``; null for a run without per-item data) and its mean CPS
+under the ``as-specified`` metric set (``as_specified_avg_cps``, ``<task>_as_specified_cps`` for
+the tasks that set scores differently; null when the file holds no current block) sit beside the
+lm-eval scores.  Tiers are not stored: a run's tier depends on every other run of its setting,
+so ``leaderboard export`` and the ranking compute them when they read.  ``record_json`` keeps the
+file's ``metric_sets`` and ``uncertainty`` blocks as they are, for the app's cold start
+(:mod:`leaderboard.tracks.evalita.app.contents`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow as pa
@@ -25,8 +31,10 @@ from eval_queue.vocabulary import fewshot_label
 from leaderboard.core.contents import Row, TrackContents, column
 from leaderboard.core.schema import ResultsEnvelope
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
+from leaderboard.tracks.evalita.metric_sets import MetricSet, differing_tasks, has_current_block, set_tasks
 from leaderboard.tracks.evalita.metrics import overall_score, score_task
 from leaderboard.tracks.evalita.schema import ResultsFile
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, cps_figure
 
 #: One prompt's score in ``prompt_scores``.
 PROMPT_SCORE = pa.struct(
@@ -45,9 +53,13 @@ PromptRow = tuple[str, str, float | None, float | None, int | None]
 def _columns() -> tuple[pa.Field, ...]:
     fields = [
         column("avg_cps", pa.float64(), "evalita: mean CPS over the ten tasks (the ranking score; 0–1)"),
-        column("avg_cps_low", pa.float64(), "evalita: lower end of the mean CPS's interval (issue 21)"),
-        column("avg_cps_high", pa.float64(), "evalita: upper end of the mean CPS's interval (issue 21)"),
-        column("tier", pa.string(), "evalita: the run's tier among the comparable runs (issue 21)"),
+        column("avg_cps_low", pa.float64(), "evalita: lower end of the mean CPS's 95 % interval"),
+        column("avg_cps_high", pa.float64(), "evalita: upper end of the mean CPS's 95 % interval"),
+        column(
+            "as_specified_avg_cps",
+            pa.float64(),
+            "evalita: mean CPS under the as-specified metric set (the paper's own metrics; not the paper's tables)",
+        ),
     ]
     for task in SUITE:
         name = f"evalita: {task.abbrev}"
@@ -56,16 +68,27 @@ def _columns() -> tuple[pa.Field, ...]:
             column(f"{task.id}_maxp", pa.float64(), f"{name} best prompt's score (MaxP)"),
             column(f"{task.id}_avgp", pa.float64(), f"{name} mean prompt score (AvgP)"),
             column(f"{task.id}_best_prompt", pa.string(), f"{name} the prompt that reached MaxP"),
-            column(f"{task.id}_cps_low", pa.float64(), f"{name} lower end of CPS's interval (issue 21)"),
-            column(f"{task.id}_cps_high", pa.float64(), f"{name} upper end of CPS's interval (issue 21)"),
+            column(f"{task.id}_cps_low", pa.float64(), f"{name} lower end of CPS's 95 % interval"),
+            column(f"{task.id}_cps_high", pa.float64(), f"{name} upper end of CPS's 95 % interval"),
         ]
-    fields.append(
+    for task in differing_tasks(MetricSet.AS_SPECIFIED):
+        fields.append(
+            column(
+                f"{task.id}_as_specified_cps", pa.float64(), f"evalita: {task.abbrev} CPS, as-specified set"
+            )
+        )
+    fields += [
         column(
             "prompt_scores",
             pa.list_(PROMPT_SCORE),
             "evalita: every prompt's score (0–1), stderr and items: task, prompt, score, stderr, n",
-        )
-    )
+        ),
+        column(
+            "record_json",
+            pa.string(),
+            "evalita: the file's metric_sets and uncertainty blocks, as JSON (what the app's cold start reads)",
+        ),
+    ]
     return tuple(fields)
 
 
@@ -83,15 +106,39 @@ def known_prompt_scores(results: ResultsFile) -> list[PromptRow]:
 
 
 def interval_columns(results: ResultsFile) -> dict[str, Any]:
-    """The interval and tier columns of a run's row — the hook issue 21 connects.
+    """The 95 % intervals of the run's mean CPS and of each task's CPS (none without per-item data)."""
+    if results.uncertainty is None:
+        return {}
+    intervals = results.uncertainty.intervals
+    columns: dict[str, Any] = {}
+    for name, figure in (("avg_cps", MEAN_CPS_FIGURE), *((f"{t.id}_cps", cps_figure(t.id)) for t in SUITE)):
+        if figure in intervals:
+            columns[f"{name}_low"], columns[f"{name}_high"] = intervals[figure]
+    return columns
 
-    Today: none (the columns stay null).  Once runs carry their per-item file, this returns
-    ``avg_cps_low``/``avg_cps_high`` and ``<task>_cps_low``/``<task>_cps_high`` from the
-    run's bootstrap (``leaderboard.core.uncertainty``); ``tier`` depends on the whole field
-    and is filled by whoever ranks the table.
-    """
-    del results
-    return {}
+
+def as_specified_columns(results: ResultsFile) -> dict[str, Any]:
+    """The run's mean CPS (and the changed tasks' CPS) under the as-specified set; none without its block."""
+    if not has_current_block(results, MetricSet.AS_SPECIFIED):
+        return {}
+    tasks = set_tasks(results, MetricSet.AS_SPECIFIED)
+    changed = {task.id for task in differing_tasks(MetricSet.AS_SPECIFIED)}
+    columns: dict[str, Any] = {}
+    task_cps = {}
+    for task in SUITE:
+        result = tasks.get(task.id)
+        scores = {p: s.score for p, s in result.prompts.items()} if result is not None else {}
+        task_cps[task.id] = score_task(task, scores).cps
+        if task.id in changed:
+            columns[f"{task.id}_as_specified_cps"] = task_cps[task.id]
+    columns["as_specified_avg_cps"] = overall_score(task_cps).avg_cps
+    return columns
+
+
+def record_json(results: ResultsFile) -> str:
+    """The blocks the app's record needs beyond the prompt scores, as compact JSON."""
+    blocks = results.model_dump(mode="json", include={"metric_sets", "uncertainty"}, exclude_none=True)
+    return json.dumps(blocks, separators=(",", ":"), ensure_ascii=False)
 
 
 def rows(results: ResultsEnvelope) -> list[Row]:
@@ -116,7 +163,8 @@ def rows(results: ResultsEnvelope) -> list[Row]:
     row["prompt_scores"] = [
         {"task": t, "prompt": p, "score": s, "stderr": e, "n": n} for t, p, s, e, n in prompts
     ]
-    return [row | interval_columns(results)]
+    row["record_json"] = record_json(results)
+    return [row | interval_columns(results) | as_specified_columns(results)]
 
 
 CONTENTS = TrackContents(columns=_columns(), rows=rows)

@@ -5,13 +5,16 @@
 :func:`~leaderboard.tracks.evalita.app.results.parse_results_file` makes of the file: the
 model block from the row's columns, the run block from ``run_json``, the prompt scores from
 ``prompt_scores`` (the row keeps exactly the scores the parser keeps:
-:func:`leaderboard.tracks.evalita.contents.known_prompt_scores`), ``comparable`` as the
-results type decided it when the row was written.  It reads only the columns it needs,
-column by column (a large table is thousands of rows).
+:func:`leaderboard.tracks.evalita.contents.known_prompt_scores`), the other metric sets and the
+intervals from ``record_json``; the record is then made by the very function that makes it of
+a file (:meth:`RunRecord.of`).  A row without ``record_json`` (a table written before it had
+one) is left out: its file is read instead, so no interval or metric set is lost.  It reads only
+the columns it needs, column by column (a large table is thousands of rows).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pyarrow as pa
@@ -19,14 +22,14 @@ import pyarrow.compute as pc
 from pydantic import ValidationError
 
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.evalita.app.results import RunRecord, _prompt_scores
-from leaderboard.tracks.evalita.definition import TRACK
-from leaderboard.tracks.evalita.schema import EvalitaRunInfo
+from leaderboard.tracks.evalita.app.results import RunRecord
+from leaderboard.tracks.evalita.definition import TASKS, TRACK
+from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
 
 logger = logging.getLogger(__name__)
 
 _MODEL_COLUMNS = ("model", "revision", "precision", "params_b", "model_type", "license", "architecture")
-_COLUMNS = ("results_path", "results_version", "comparable", "run_json", *_MODEL_COLUMNS)
+_COLUMNS = ("results_path", "results_version", "comparable", "run_json", "record_json", *_MODEL_COLUMNS)
 _PROMPT_FIELDS = ("task", "prompt", "score", "stderr", "n")
 
 
@@ -41,13 +44,25 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     flat = list(zip(*fields, strict=True))
     records = {}
     for i, path in enumerate(columns["results_path"]):
+        blocks = columns["record_json"][i]
+        if blocks is None:
+            logger.info("%s: its row of the contents table predates record_json; reading the file", path)
+            continue
         try:
             model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
             run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
-        except (ValidationError, TypeError) as exc:
+            tasks = _tasks(flat[offsets[i] : offsets[i + 1]])
+            results = ResultsFile(model=model, run=run, tasks=tasks, **json.loads(blocks))
+        except (ValidationError, TypeError, ValueError) as exc:
             logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
             continue
-        scores = tuple(flat[offsets[i] : offsets[i + 1]])
-        record = RunRecord(model, run, scores, _prompt_scores(scores), bool(columns["comparable"][i]))
-        records[path] = (columns["results_version"][i], record)
+        records[path] = (columns["results_version"][i], RunRecord.of(path, results))
     return records
+
+
+def _tasks(rows: list[tuple[str, str, float | None, float | None, int | None]]) -> dict[str, TaskResult]:
+    """The ``tasks`` block the row's prompt scores came from (each a suite task with its metric)."""
+    prompts: dict[str, dict[str, PromptScore]] = {}
+    for task_id, prompt_id, score, stderr, n in rows:
+        prompts.setdefault(task_id, {})[prompt_id] = PromptScore(score=score, stderr=stderr, n=n)
+    return {task_id: TaskResult(metric=TASKS[task_id].metric, prompts=p) for task_id, p in prompts.items()}

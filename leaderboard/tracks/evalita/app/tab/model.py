@@ -18,8 +18,8 @@ from leaderboard.state import Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.results import read_details
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
-from leaderboard.tracks.evalita.app.views.compare import neighbour
 from leaderboard.tracks.evalita.app.tab.ranking import metrics_switch
+from leaderboard.tracks.evalita.app.views.compare import neighbour
 from leaderboard.tracks.evalita.app.views.metrics import run_metrics_note
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import Choices, HtmlTable, Table
