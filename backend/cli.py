@@ -20,7 +20,7 @@ from typing import Any
 
 from backend.config import DEFAULT_LEASE_S, DEFAULT_POLL_S, DEFAULT_STALL_S, ExitCode, WorkerConfig
 from backend.logs import configure_logging, harness_output_to
-from backend.options import BACKENDS, RunOptions
+from backend.options import RunOptions, add_harness_arguments, positive_number
 from eval_queue.errors import EvalitaError
 from eval_queue.queue import RequestQueue
 from eval_queue.redact import install_log_redaction
@@ -32,27 +32,6 @@ from leaderboard.core.datasource import DataSource, DataSourceError
 log = logging.getLogger(__name__)
 
 DATA_ENV = "EVALITA_EVAL_DATA"
-
-
-def _positive_number(text: str) -> int | float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return int(value) if value.is_integer() and "." not in text else value
-
-
-def _batch_size(text: str) -> str | int:
-    if text.startswith("auto"):
-        return text
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            "batch size must be 'auto', 'auto:N' or a positive integer"
-        ) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("batch size must be positive")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,33 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
             parser.add_argument(
                 option.flag, dest=option.dest, type=_track_value(option.parse), default=None, help=option.help
             )
-    parser.add_argument(
-        "--limit", type=_positive_number, default=None, help="documents per task (not comparable runs)"
-    )
-    parser.add_argument(
-        "--bootstrap-iters",
-        type=int,
-        default=0,
-        help="lm-eval's own bootstrap draws for its stderrs (default 0: off, no process pool; the "
-        "project computes every interval from the run's per-item file)",
-    )
-    parser.add_argument(
-        "--batch-size",
-        type=_batch_size,
-        default=None,
-        help="auto | auto:N | N (default: auto on GPU, 4 on CPU)",
-    )
-    parser.add_argument("--device", default=None, help="cpu | cuda | cuda:N (default: cuda if available)")
-    parser.add_argument("--backend", choices=BACKENDS, default="hf", help="harness model backend")
-    parser.add_argument(
-        "--apply-chat-template", action="store_true", help="render prompts with the model's chat template"
-    )
-    parser.add_argument(
-        "--max-gen-toks",
-        type=int,
-        default=None,
-        help="cap generated tokens (smoke tests only; not comparable)",
-    )
+    add_harness_arguments(parser)
     parser.add_argument("--worker-id", default=f"{socket.gethostname()}-{os.getpid()}")
     parser.add_argument(
         "--lease-s", type=float, default=DEFAULT_LEASE_S, help="lease length; renewed every third of it"
@@ -120,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--deadline-s",
-        type=_positive_number,
+        type=positive_number,
         default=None,
         help="serve: stop after this many seconds, handing back the running request (as on SIGTERM)",
     )
@@ -173,16 +126,8 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
             for option in spec.worker_options
             if getattr(args, option.dest) is not None
         },
-        harness=RunOptions(
-            backend=args.backend,
-            device=args.device,
-            batch_size=args.batch_size,
-            bootstrap_iters=args.bootstrap_iters,
-            limit=args.limit,
-            apply_chat_template=args.apply_chat_template,
-            trust_remote_code=settings.allow_remote_code,
-            progress_interval_s=args.progress_s,
-            max_gen_toks=args.max_gen_toks,
+        harness=RunOptions.from_args(
+            args, trust_remote_code=settings.allow_remote_code, progress_interval_s=args.progress_s
         ),
     )
 

@@ -6,7 +6,10 @@ without importing the runner, so polling an empty queue needs no torch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import argparse
+from collections.abc import Collection
+from dataclasses import dataclass, fields
+from typing import Any, Self
 
 from eval_queue.errors import EvalitaError
 
@@ -49,6 +52,92 @@ class RunOptions:
             raise HarnessError("bootstrap_iters must be >= 0")
         if self.limit is not None and self.limit <= 0:
             raise HarnessError("limit must be positive")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, **fixed: Any) -> Self:
+        """The options a command line parsed with :func:`add_harness_arguments` asks for; ``fixed``
+        sets the others (``trust_remote_code=…``) or overrides one (a bench's own bootstrap)."""
+        given = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
+        return cls(**(given | fixed))
+
+
+def positive_number(text: str) -> int | float:
+    """argparse type: a positive int (``10``) or float (``0.5``, a share of the documents)."""
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def batch_size(text: str) -> str | int:
+    """argparse type: ``auto``, ``auto:N`` or a positive integer."""
+    if text.startswith("auto"):
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "batch size must be 'auto', 'auto:N' or a positive integer"
+        ) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("batch size must be positive")
+    return value
+
+
+#: The harness flags a command line can offer (:func:`add_harness_arguments`), each read back
+#: by :meth:`RunOptions.from_args` under its ``RunOptions`` field name.
+HARNESS_FLAGS = (
+    "--backend",
+    "--device",
+    "--batch-size",
+    "--bootstrap-iters",
+    "--limit",
+    "--apply-chat-template",
+    "--max-gen-toks",
+)
+
+
+def add_harness_arguments(
+    parser: argparse.ArgumentParser,
+    flags: Collection[str] = HARNESS_FLAGS,
+    *,
+    limit_help: str = "documents per task (not comparable runs)",
+    bootstrap_iters: int = 0,
+) -> None:
+    """Add the harness flags ``flags`` to ``parser``: one definition (type, default, help) for the
+    worker, a track's own command line and the benches."""
+    if "--limit" in flags:
+        parser.add_argument("--limit", type=positive_number, default=None, help=limit_help)
+    if "--bootstrap-iters" in flags:
+        parser.add_argument(
+            "--bootstrap-iters",
+            type=int,
+            default=bootstrap_iters,
+            help=f"lm-eval's own bootstrap draws for its stderrs (default {bootstrap_iters}; 0: off, no "
+            "process pool; the project computes every interval from the run's per-item file)",
+        )
+    if "--batch-size" in flags:
+        parser.add_argument(
+            "--batch-size",
+            type=batch_size,
+            default=None,
+            help="auto | auto:N | N (default: auto on GPU, 4 on CPU)",
+        )
+    if "--device" in flags:
+        parser.add_argument("--device", default=None, help="cpu | cuda | cuda:N (default: cuda if available)")
+    if "--backend" in flags:
+        parser.add_argument("--backend", choices=BACKENDS, default="hf", help="harness model backend")
+    if "--apply-chat-template" in flags:
+        parser.add_argument(
+            "--apply-chat-template", action="store_true", help="render prompts with the model's chat template"
+        )
+    if "--max-gen-toks" in flags:
+        parser.add_argument(
+            "--max-gen-toks",
+            type=int,
+            default=None,
+            help="cap generated tokens (smoke tests only; not comparable)",
+        )
 
 
 @dataclass(frozen=True)

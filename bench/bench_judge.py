@@ -30,8 +30,7 @@ from pathlib import Path
 from statistics import fmean, median
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
+from _common import REPO_ROOT
 
 MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
 CRITERIA = ("coherence", "consistency", "fluency", "relevance", "ordering")

@@ -33,7 +33,6 @@ import argparse
 import importlib.util
 import json
 import logging
-import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -42,12 +41,7 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 from unittest import mock
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-
-for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE"):
-    os.environ.setdefault(_name, "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from _common import REPO_ROOT
 
 log = logging.getLogger("bench")
 

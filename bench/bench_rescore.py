@@ -26,7 +26,6 @@ import os
 import platform
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -34,8 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
+from _common import REPO_ROOT
 
 
 def _timed(func: Callable[[], Any]) -> tuple[float, Any]:

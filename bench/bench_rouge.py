@@ -24,15 +24,13 @@ import json
 import os
 import platform
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
+from _common import REPO_ROOT
 
 TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 

@@ -15,15 +15,10 @@ what a cold app start pays.  Run: ``.venv/bin/python bench/bench_safe_reader.py 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
 
 
 def per_call(fn: Callable[[], object], repeat: int) -> float:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import tempfile
 import time
@@ -28,12 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-
-for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE"):
-    os.environ.setdefault(_name, "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from _common import REPO_ROOT
 
 log = logging.getLogger("bench")
 
@@ -64,13 +58,12 @@ def _task_rows(task_ids: list[str], output: Any, wall: float | None) -> list[dic
 
 
 def main(argv: list[str] | None = None) -> int:
+    from backend.options import add_harness_arguments
     from leaderboard.tracks.evalita.definition import SUITE
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", default=",".join(t.id for t in SUITE))
-    parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--batch-size", default=None, help="auto | N (default: auto on GPU, 4 on CPU)")
-    parser.add_argument("--device", default=None)
+    add_harness_arguments(parser, ("--limit", "--batch-size", "--device"))
     parser.add_argument("--fewshot", type=int, default=0, choices=(0, 5))
     parser.add_argument("--single-call", action="store_true", help="one run_harness call for all tasks")
     parser.add_argument(
@@ -95,14 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
 
     task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()]
-    batch = (
-        None
-        if args.batch_size is None
-        else (args.batch_size if args.batch_size.startswith("auto") else int(args.batch_size))
-    )
-    options = RunOptions(
-        device=args.device, batch_size=batch, limit=args.limit, bootstrap_iters=0, progress_interval_s=30
-    )
+    options = RunOptions.from_args(args, progress_interval_s=30)
     model = ModelRef(installed.model_id, installed.revision, "bfloat16")
 
     rows: list[dict[str, Any]] = []

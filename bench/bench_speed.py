@@ -53,12 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-
-for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE"):
-    os.environ.setdefault(_name, "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from _common import REPO_ROOT
 
 log = logging.getLogger("bench")
 
@@ -189,15 +184,7 @@ def run_path(
 ) -> PathRun:
     from backend.runner import RunOptions, run_harness
 
-    options = RunOptions(
-        backend=backend,
-        device=args.device,
-        batch_size=args.batch_size,
-        limit=args.limit,
-        max_gen_toks=args.max_gen_toks,
-        bootstrap_iters=args.bootstrap_iters,
-        progress_interval_s=60,
-    )
+    options = RunOptions.from_args(args, backend=backend, progress_interval_s=60)
     log.info("running %s on %d tasks", backend, len(tasks))
     first_stamp = len(clock.phases)
     wall0, cpu0 = clock.stamp()
@@ -458,6 +445,7 @@ def print_report(summary: dict[str, Any]) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     from backend.embedded import EMBEDDED_MODEL_ID
+    from backend.options import add_harness_arguments
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -471,23 +459,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--tasks", default=None, help="task ids (default: all ten)")
     parser.add_argument("--fewshot", type=int, default=0, choices=(0, 5))
-    parser.add_argument("--limit", type=int, default=None, help="documents per prompt task")
-    parser.add_argument(
-        "--max-gen-toks", type=int, default=None, help="cap on generated tokens (default: tasks')"
+    add_harness_arguments(
+        parser,
+        ("--limit", "--max-gen-toks", "--batch-size", "--bootstrap-iters", "--device"),
+        limit_help="documents per prompt task",
+        bootstrap_iters=1000,
     )
-    parser.add_argument(
-        "--batch-size", default=None, help="reference batch: auto | N (default: auto on GPU, 4 on CPU)"
-    )
-    parser.add_argument("--bootstrap-iters", type=int, default=1000)
-    parser.add_argument("--device", default=None)
     parser.add_argument("--precision", default="bfloat16", help="weights on GPU (CPU runs float32)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     parser.add_argument("--fast-first", action="store_true", help="run hf-fast before hf")
     parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args(argv)
-    if args.batch_size is not None and not args.batch_size.startswith("auto"):
-        args.batch_size = int(args.batch_size)
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

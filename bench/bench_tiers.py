@@ -28,22 +28,18 @@ Prints a table and writes ``artifacts/bench_tiers.json``.
 
 from __future__ import annotations
 
-import os
+import _common
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ[_var] = "1"  # one core, set before numpy loads its BLAS
+_common.one_core()  # before numpy loads its BLAS
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
+REPO = _common.REPO_ROOT
 
 
 def main() -> None:

@@ -20,15 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
+from _common import REPO_ROOT as REPO
 
 
 def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:

@@ -68,7 +68,9 @@ def test_long_context_contents_rows_carry_the_intervals_or_nulls():
     (with_row,) = lc_contents_rows(_lc_run(model, with_intervals=True))
     (without_row,) = lc_contents_rows(_lc_run(model, with_intervals=False))
     value = with_row["local_acc"]
-    assert (with_row["local_acc_low"], with_row["local_acc_high"]) == pytest.approx((value - 0.02, value + 0.03))
+    assert (with_row["local_acc_low"], with_row["local_acc_high"]) == pytest.approx(
+        (value - 0.02, value + 0.03)
+    )
     assert without_row["local_acc"] == value and without_row.get("local_acc_low") is None
     assert "entity_acc_low" not in with_row  # Entity has no multiple-choice items: no figure, no interval
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from backend.options import HarnessError, ModelRef, RunOptions
+from backend.options import HarnessError, ModelRef, RunOptions, add_harness_arguments
 from backend.provenance import precision_run, stamp
 from backend.tracks.judge.convert import JudgeRunError
 from backend.tracks.judge.run import JudgeJob, run_judge
@@ -62,11 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--data-dir", type=Path, help="local store root (default: $EVALITA_DATA_DIR or ./eval-data)"
     )
-    parser.add_argument("--limit", type=int, help="items per criterion (not comparable)")
-    parser.add_argument("--max-gen-toks", type=int, help="cap on the answer's tokens (with --limit only)")
-    parser.add_argument("--batch-size", type=int)
-    parser.add_argument("--device")
-    parser.add_argument(
+    add_harness_arguments(
+        parser,
+        ("--limit", "--max-gen-toks", "--batch-size", "--device"),
+        limit_help="items per criterion (not comparable)",
+    )
+    parser.add_argument(  # the judge's own meaning: its prompts use the template when there is one
         "--apply-chat-template",
         action="store_true",
         help="force the chat template (default: if the tokenizer has one)",
@@ -88,14 +89,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         if args.max_gen_toks is not None and args.limit is None:
             raise EvalitaError("--max-gen-toks is for smoke tests: use it together with --limit")
-        options = RunOptions(
-            limit=args.limit,
-            max_gen_toks=args.max_gen_toks,
-            batch_size=args.batch_size,
-            device=args.device,
-            apply_chat_template=args.apply_chat_template,
-            bootstrap_iters=0,
-        )
+        options = RunOptions.from_args(args)
         job = JudgeJob(
             judge=ModelRef(args.model, args.revision, args.precision),
             info=ModelInfo(id=args.model, revision=args.revision, precision=args.precision),
