@@ -246,4 +246,7 @@ def test_a_wic_and_sa_folder_runs_as_a_labelled_subset(
         False,
     )
     assert results.run.details_path and results.run.details_path.endswith("_float32_0shot-wic-sa")
-    assert len(deployment.stores.details.list(results.run.details_path)) == 12
+    published = deployment.stores.details.list(results.run.details_path)
+    # One answers file per prompt (12) and the run's per-item file.
+    assert sum(p.endswith(".jsonl") for p in published) == 12
+    assert sum(p.endswith("/items.parquet") for p in published) == 1
