@@ -48,6 +48,19 @@ cat <<EOF
    (the paper's own metrics for WIC, HS, NER and SUM; the switch "Metrics" in the UI).
 EOF
 
+echo "== the run's mean CPS with its 95 % interval (a paired item bootstrap of its per-item file, items.parquet)"
+$PY -m leaderboard export --format json --include-noncomparable 2>/dev/null | $PY -c '
+import json, sys
+for row in json.load(sys.stdin):
+    low, high = row.get("avg_cps_low"), row.get("avg_cps_high")
+    interval = "[%.2f, %.2f]" % (low, high) if low is not None else "- (no per-item data)"
+    print("   %s %s-shot: mean CPS %s, 95 %% CI %s" % (row["model"], row["num_fewshot"], row["avg_cps"], interval))
+'
+
+echo "== all results as one table, loaded with datasets (contents.parquet)"
+$PY -c "import datasets; t = datasets.load_dataset('parquet', data_files='$EVALITA_DATA_DIR/results/contents.parquet', split='train'); print(t); print(t.select_columns(['model', 'track', 'setting', 'avg_cps', 'avg_cps_low', 'avg_cps_high', 'as_specified_avg_cps', 'results_path']).to_pandas().to_string())"
+echo "   re-run a slice of it here and compare: $PY -m backend reproduce RESULTS_PATH --limit 2 (the path above)"
+
 if [ "${DEMO_NO_SERVE:-0}" = 1 ]; then exit 0; fi
 echo "== serving the leaderboard on http://${GRADIO_SERVER_NAME:-127.0.0.1}:${GRADIO_SERVER_PORT:-7860} (Ctrl-C to stop)"
 exec $PY app.py
