@@ -24,10 +24,11 @@ from leaderboard.tracks.evalita.app.results import load_results
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner, rank_changes, rank_changes_markdown
 from leaderboard.tracks.evalita.metric_sets import MetricSet
 from leaderboard.tracks.evalita.metrics import score_task
+from leaderboard.tracks.evalita.schema import ResultsFile
 from tests.paper_tables import PAPER_ORG
-from tests.rescore.blocks import made_up_score
+from tests.rescore.blocks import made_up_block, made_up_score
 from tests.ui.conftest import REPO
-from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, write_results
+from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, write_results, write_synthetic_results
 
 LLM5 = f"{PAPER_ORG}/LLM-5"
 
@@ -159,3 +160,21 @@ def test_prompt_export_in_each_set(store: Path) -> None:
     rows = [r for r in json.loads(done.stdout) if r["task"] == "wic"]
     assert len(rows) == 6 and all(r["metrics"] == "as-specified" for r in rows)
     assert Aggregate.CPS.value in rows[0]
+
+
+def test_intervals_are_shown_for_lm_eval_scores_only_and_come_back_with_the_switch(tmp_path: Path) -> None:
+    write_synthetic_results(tmp_path, 2)
+    storage = LocalStorage(tmp_path)
+    for path in storage.list(""):
+        if path.endswith(".json"):
+            results = ResultsFile.from_json(storage.read(path), path)
+            storage.write(path, results.model_copy(update={"metric_sets": [made_up_block(results)]}).to_json())
+    loaded = load_results(storage)
+    assert loaded.records and all(r.uncertainty is not None for r in loaded.records)
+    specified = loaded.for_metric_set(MetricSet.AS_SPECIFIED)
+    assert specified.missing_in(MetricSet.AS_SPECIFIED) == ()  # every run has its as-specified scores
+    # Another metric's scores carry no interval of the lm-eval ones, in the record and its rows.
+    assert all(r.uncertainty is None for r in specified.records)
+    assert all(row[5:] == (None, None) for r in specified.records for row in r.score_rows)
+    back = specified.for_metric_set(MetricSet.LM_EVAL)
+    assert back.records == loaded.records

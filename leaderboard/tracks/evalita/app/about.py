@@ -89,7 +89,8 @@ paper says "Precision, Recall, and F1" without naming an averaging, so the harne
 stays).  The as-specified scores are computed from each run's stored answers — by the worker when
 it publishes a run, by `python -m backend rescore` for older runs — and written beside the harness's
 numbers, never over them; a run that has none yet shows those four tasks empty and is not ranked
-in that view.  They are not comparable with the paper's tables or the official board.
+in that view.  They are not comparable with the paper's tables or the official board.  Intervals
+and tiers are computed for the lm-eval scores: the as-specified view shows none.
 """
 
 REPRODUCE = """

@@ -32,7 +32,8 @@ def metrics_banner(board: Board, setting: Setting | str) -> str:
         return ""
     text = (
         f"**Metrics as specified** by the Evalita-LLM paper: {md_text(_changed_tasks())}; the other six "
-        "tasks as lm-eval. Not comparable with the paper's tables or the official board (see About)."
+        "tasks as lm-eval. Not comparable with the paper's tables or the official board (see About). "
+        "Intervals and tiers are those of the lm-eval scores: this view shows none."
     )
     shots = Setting(setting).num_fewshot
     keys = set(board.loaded.missing_in(board.metrics))
