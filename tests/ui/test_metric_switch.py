@@ -168,7 +168,9 @@ def test_intervals_are_shown_for_lm_eval_scores_only_and_come_back_with_the_swit
     for path in storage.list(""):
         if path.endswith(".json"):
             results = ResultsFile.from_json(storage.read(path), path)
-            storage.write(path, results.model_copy(update={"metric_sets": [made_up_block(results)]}).to_json())
+            storage.write(
+                path, results.model_copy(update={"metric_sets": [made_up_block(results)]}).to_json()
+            )
     loaded = load_results(storage)
     assert loaded.records and all(r.uncertainty is not None for r in loaded.records)
     specified = loaded.for_metric_set(MetricSet.AS_SPECIFIED)
