@@ -114,32 +114,30 @@ def _pairs(record: DetailRecord, what: str) -> list[tuple[str, str | int]] | Non
     return [(str(pair[0]), pair[1]) for pair in record.gold]
 
 
-def _ner_golds(records: Sequence[DetailRecord]) -> list[list[specified.Entity]]:
+def _pair_golds(
+    records: Sequence[DetailRecord], what: str, parse_target: Callable[[str], list[tuple[str, str]]]
+) -> list[list[tuple[str, str]]]:
+    """Each document's gold pairs: the structured ``gold`` of the details line, else its target
+    parsed as upstream writes it (details written before ``gold`` was kept)."""
     golds = []
     for record in records:
-        pairs = _pairs(record, "entity")
+        pairs = _pairs(record, what)
         if pairs is not None:
-            golds.append([(text, str(kind)) for text, kind in pairs])
+            golds.append([(text, str(label)) for text, label in pairs])
             continue
         try:
-            golds.append(specified.parse_ner_target(record.target))
+            golds.append(parse_target(record.target))
         except ValueError as exc:
             raise MissingInput(f"doc {record.doc_id}: {exc}") from None
     return golds
+
+
+def _ner_golds(records: Sequence[DetailRecord]) -> list[list[specified.Entity]]:
+    return _pair_golds(records, "entity", specified.parse_ner_target)
 
 
 def _rel_golds(records: Sequence[DetailRecord]) -> list[list[specified.Relation]]:
-    golds = []
-    for record in records:
-        pairs = _pairs(record, "relation")
-        if pairs is not None:
-            golds.append([(text, str(test)) for text, test in pairs])
-            continue
-        try:
-            golds.append(specified.parse_rel_target(record.target))
-        except ValueError as exc:
-            raise MissingInput(f"doc {record.doc_id}: {exc}") from None
-    return golds
+    return _pair_golds(records, "relation", specified.parse_rel_target)
 
 
 def _ls_golds(records: Sequence[DetailRecord]) -> list[list[specified.Substitute]]:

@@ -41,7 +41,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import cache
 from typing import Any
 
@@ -300,16 +300,7 @@ def lm_eval_ner_f1(golds: Sequence[Sequence[Entity]], answers: Sequence[str]) ->
     Every document's slots are pooled; the F1 of each label present is computed and all but the
     last (normally "O") are averaged.
     """
-    if len(golds) != len(answers):
-        raise ValueError(f"{len(golds)} gold documents but {len(answers)} answers")
-    if not golds:
-        raise ValueError("no samples")
-    all_pred: list[int] = []
-    all_gold: list[int] = []
-    for gold, answer in zip(golds, answers, strict=True):
-        pred, ref = lm_eval_ner_labels(gold, answer)
-        all_pred.extend(pred)
-        all_gold.extend(ref)
+    all_pred, all_gold = _pooled_slots(golds, answers, lm_eval_ner_labels)
     f1 = f1_per_label(all_gold, all_pred, sorted(set(all_gold) | set(all_pred)))
     return _mean(f1[:-1]) if len(f1) > 1 else f1[0]
 
@@ -472,6 +463,16 @@ def lm_eval_rel_labels(gold: Sequence[Relation], answer: str) -> tuple[list[int]
 def lm_eval_rel_f1(golds: Sequence[Sequence[Relation]], answers: Sequence[str]) -> float:
     """RE (both sets): upstream's ``_aggreg_rel`` — scikit-learn's F1-macro over every slot of
     :func:`lm_eval_rel_labels` (the F1 of "relation" and of "no relation", averaged)."""
+    all_pred, all_gold = _pooled_slots(golds, answers, lm_eval_rel_labels)
+    return f1_macro(all_gold, all_pred)
+
+
+def _pooled_slots(
+    golds: Sequence[Sequence[Any]],
+    answers: Sequence[str],
+    slots: Callable[[Sequence[Any], str], tuple[list[int], list[int]]],
+) -> tuple[list[int], list[int]]:
+    """Upstream's pooling: every document's ``(predicted, gold)`` slot labels, concatenated."""
     if len(golds) != len(answers):
         raise ValueError(f"{len(golds)} gold documents but {len(answers)} answers")
     if not golds:
@@ -479,10 +480,10 @@ def lm_eval_rel_f1(golds: Sequence[Sequence[Relation]], answers: Sequence[str]) 
     all_pred: list[int] = []
     all_gold: list[int] = []
     for gold, answer in zip(golds, answers, strict=True):
-        pred, ref = lm_eval_rel_labels(gold, answer)
+        pred, ref = slots(gold, answer)
         all_pred.extend(pred)
         all_gold.extend(ref)
-    return f1_macro(all_gold, all_pred)
+    return all_pred, all_gold
 
 
 # --------------------------------------------------------------------------- SUM (ROUGE-1)
