@@ -50,7 +50,9 @@ class HtmlTable:
     frame: pd.DataFrame
 
     def html(self) -> str:
-        return self.frame.to_html(
+        # A column with nothing in it holds ``None`` objects, which ``na_rep`` does not cover.
+        frame = self.frame.mask(self.frame.isna())
+        return frame.to_html(
             index=False,
             escape=True,
             na_rep="—",

@@ -19,6 +19,7 @@ from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, tables, views
 from leaderboard.tracks.evalita.app.results import load_results
 from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS
+from leaderboard.ui.common import HtmlTable
 from tests.paper_tables import write_paper_store
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
 
@@ -290,3 +291,11 @@ def test_radar_leaves_a_gap_for_a_missing_task_and_says_so_never_zero() -> None:
     assert "TE" in partial.name and "no score" in partial.name
     assert partial.text[1].startswith("no score")
     assert full.name == "org/full" and None not in list(full.r)
+
+
+def test_a_plain_table_shows_a_dash_for_every_missing_value_even_in_an_empty_column() -> None:
+    frame = pd.DataFrame.from_records(
+        [{"CPS 0-shot": 51.85, "CPS 5-shot": None}, {"CPS 0-shot": None, "CPS 5-shot": None}]
+    )
+    html = HtmlTable(frame).html()
+    assert "None" not in html and html.count("—") == 3 and "51.85" in html
