@@ -197,6 +197,11 @@ def render_listing(listing: QueueListing, status: QueueState | None, now: dateti
         lines.append(
             f"{state.value:<9} {_age(request, now):>5} {request.attempts:>5}  {_one_line(request.request_id)}"
         )
+        if state is QueueState.RUNNING and request.phase is not None:
+            # Where the run is (the queue tab's Stage column): claimed, running or publishing.
+            lines.append(
+                f"{'':<23}stage: {request.phase.value}, worker {_one_line(request.claimed_by or '?')}"
+            )
         if state is QueueState.EXPIRED:
             lines.append(
                 f"{'':<23}lease of worker {_one_line(request.claimed_by or '?')} "

@@ -278,3 +278,14 @@ def test_a_bad_details_line_makes_the_details_file_malformed() -> None:
         with pytest.raises(MalformedFileError) as info:
             parse_details(good + bad, "d.jsonl")
         assert info.value.path == "d.jsonl" and info.value.reason.startswith(reason)
+
+
+def test_a_running_request_is_listed_with_its_stage_and_worker(stores: Stores) -> None:
+    queue = RequestQueue(stores.requests, clock=Clock(T0))
+    queue.add(request())
+    claimed = queue.claim_next("gpu-7", lease_s=60)
+    assert claimed is not None
+    out = render_listing(queue.listing(), None, T0)
+    assert "stage: claimed, worker gpu-7" in out
+    queue.start(claimed.request_id, "gpu-7", lease_s=60)
+    assert "stage: running, worker gpu-7" in render_listing(queue.listing(), None, T0)
