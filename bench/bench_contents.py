@@ -110,7 +110,7 @@ def build_store(root: Path, n_models: int) -> tuple[Path, int, int]:
     """The synthetic store with its contents table; returns (data dir, files, table bytes)."""
     from eval_queue.storage import LocalStorage
     from leaderboard.core.contents import CONTENTS_PATH, rebuild
-    from tests.ui.store import write_synthetic_results
+    from tests.support.synthetic.results import write_synthetic_results
 
     data_dir = root / "data"
     files = write_synthetic_results(data_dir / "results", n_models)

@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_rescore.py [--models 1000] [--items 20] [--repeat 3] [--keep DIR]
     .venv/bin/python bench/bench_rescore.py --store DIR        # an existing store (e.g. the demo's)
 
-1. **Store**: the synthetic store of ``--models`` models × 2 settings (``tests/rescore/synthetic.py``:
+1. **Store**: the synthetic store of ``--models`` models × 2 settings (``tests/support/synthetic/details.py``:
    every task and prompt, ``--items`` documents per prompt, NER per domain, with per-sample
    details; lm-eval numbers computed from those details, no as-specified block yet).  With
    ``--store DIR`` the store at ``DIR`` (``EVALITA_DATA_DIR`` layout) instead, rescored on a copy.
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     from eval_queue.storage import open_stores
     from leaderboard.tracks.evalita.app.results import load_results
     from leaderboard.tracks.evalita.metric_sets import MetricSet
-    from tests.rescore.synthetic import write_synthetic_store
+    from tests.support.synthetic.details import write_synthetic_store
 
     report: dict[str, Any] = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -59,7 +59,7 @@ def main() -> None:
     from leaderboard.core.uncertainty import BootstrapConfig, DrawCache, RunUncertainty, bootstrap_runs
     from leaderboard.tracks.evalita.definition import TASK_IDS
     from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
-    from tests.uncertainty.synthetic import REAL_SIZES, SyntheticSuite
+    from tests.support.synthetic.items import REAL_SIZES, SyntheticSuite
 
     config = BootstrapConfig(n_resamples=args.resamples)
     suite = SyntheticSuite(REAL_SIZES, seed=2025)

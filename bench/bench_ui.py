@@ -55,7 +55,7 @@ def main() -> None:
     from leaderboard.tracks.evalita.app.tab.task import TaskTab
     from leaderboard.ui.common import table_update
     from leaderboard.ui.context import AppContext
-    from tests.ui.store import write_synthetic_results
+    from tests.support.synthetic.results import write_synthetic_results
 
     with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
         root = Path(tmp)

@@ -279,7 +279,7 @@ def _summary(runs: list[Measures]) -> Summary:
 def bench(models: int, repeat: int, browser, root: Path, apps: dict[str, Path]) -> dict[str, Summary]:
     """Every app on the same store, served at once; their sessions alternate, so that both meet
     the same load on the machine."""
-    from tests.ui.store import write_synthetic_results
+    from tests.support.synthetic.results import write_synthetic_results
 
     data = root / f"store-{models}"
     write_synthetic_results(data / "results", models, details_root=data / "details")

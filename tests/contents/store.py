@@ -11,7 +11,8 @@ from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.judge.definition import CRITERIA, harness_task_name
 from leaderboard.tracks.judge.schema import JudgeResultsFile
-from tests.ui.store import write_results, write_synthetic_results
+from tests.support.synthetic.results import write_synthetic_results
+from tests.ui.store import write_results
 
 #: Written by :func:`write_every_track` (beside the UI store's: evalita, long-context, a broken file).
 JUDGE_MODEL = "judge-org/judge"

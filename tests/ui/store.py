@@ -1,5 +1,5 @@
-"""A results + queue store for the UI tests: the paper's six dev LLMs and a few tricky extras;
-and the synthetic store of N models the UI benchmarks use (:func:`write_synthetic_results`).
+"""A results + queue store for the UI tests: the paper's six dev LLMs and a few tricky extras
+(the synthetic store of N models is :mod:`tests.support.synthetic.results`).
 
 * the six dev LLMs of the paper (``tests.paper_tables.write_paper_store``), both settings;
 * a comparable model whose id is an HTML payload (``XSS_MODEL``), low scores, with details;
@@ -11,17 +11,13 @@ and the synthetic store of N models the UI benchmarks use (:func:`write_syntheti
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Mapping
 from pathlib import Path
 
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision
 from eval_queue.storage import LocalStorage
-from leaderboard.core.items import ITEMS_FILE_NAME, items_to_parquet
 from leaderboard.core.schema import ModelInfo, RunInfo, details_dir, results_file_path
-from leaderboard.core.uncertainty import DEFAULT_CONFIG, DrawCache, RunUncertainty, bootstrap_run
-from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
+from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
     PromptScore,
@@ -29,11 +25,9 @@ from leaderboard.tracks.evalita.schema import (
     TaskResult,
     details_file_name,
 )
-from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, summary_of
 from tests.long_context.store import write_long_context_runs
 from tests.paper_tables import write_paper_store
 from tests.rescore.blocks import add_made_up_blocks
-from tests.uncertainty.synthetic import SMALL_SIZES, SyntheticSuite
 
 XSS_MODEL = "<img src=x onerror=alert(1)>"
 SAMPLE_MODEL = "demo-org/sample-model"
@@ -166,79 +160,3 @@ def build_store(root: Path) -> tuple[Path, Path]:
     cache = root / "hf-cache"
     write_hf_cache(cache)
     return data, cache
-
-
-SYNTHETIC_TYPES = ("pretrained", "instruction-tuned", "fine-tuned", "merged", "continually-pretrained")
-
-
-def synthetic_model(i: int) -> str:
-    """The id of the ``i``-th synthetic model (37 organisations, numbered models)."""
-    return f"bench-org-{i % 37}/model-{i:04d}"
-
-
-def write_synthetic_results(
-    root: Path,
-    n_models: int,
-    seed: int = 7,
-    *,
-    details_root: Path | None = None,
-    sizes: Mapping[str, Mapping[str, int]] = SMALL_SIZES,
-) -> int:
-    """``n_models`` comparable models × both settings under ``root`` (a results store); returns
-    the number of files.  Each run is drawn item by item around the model's own skill
-    (``tests.uncertainty.synthetic``, the test sets' ``sizes``), so ranks, spreads and sizes
-    vary as in a real leaderboard; its prompt scores are its items' scores and its results
-    carry the intervals the worker would write (``uncertainty``), so the ranking has tiers.
-    With ``details_root`` each run's per-item file is written there too (what "A vs B" reads).
-    The same seed gives the same store."""
-    rng = random.Random(seed)
-    suite = SyntheticSuite(sizes, seed=seed)
-    cache = DrawCache()
-    written = 0
-    for i in range(n_models):
-        skill = rng.uniform(0.2, 0.8)
-        params = round(rng.choice([0.5, 1.1, 3.0, 7.2, 8.0, 13.0, 34.0, 70.0]) * rng.uniform(0.9, 1.1), 2)
-        for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
-            items = suite.run(10 * i + k, skill)
-            boot = bootstrap_run(items, EVALITA_KINDS, cache=cache)
-            tasks = {
-                task.id: TaskResult(
-                    metric=task.metric,
-                    prompts={
-                        p: PromptScore(score=float(score), n=boot.tasks[task.id].n_items)
-                        for p, score in zip(task.prompt_ids, boot.tasks[task.id].prompt_scores, strict=True)
-                    },
-                )
-                for task in SUITE
-            }
-            model_id = synthetic_model(i)
-            folder = details_dir(model_id, finished, "bfloat16", k)
-            results = ResultsFile(
-                model=ModelInfo(
-                    id=model_id,
-                    revision=f"{i:040x}",
-                    precision="bfloat16",
-                    params_b=params,
-                    model_type=SYNTHETIC_TYPES[i % len(SYNTHETIC_TYPES)],
-                    license="apache-2.0",
-                ),
-                run=RunInfo(
-                    num_fewshot=k,
-                    data="hub",
-                    harness="lm-eval 0.4.13",
-                    finished_at=finished,
-                    bootstrap_iters=0,
-                    details_path=folder if details_root is not None else None,
-                ),
-                tasks=tasks,
-                uncertainty=summary_of(RunUncertainty.of(boot, TASK_IDS), DEFAULT_CONFIG),
-            )
-            path = root / results_file_path(results, finished)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(results.to_json())
-            if details_root is not None:
-                items_path = details_root / folder / ITEMS_FILE_NAME
-                items_path.parent.mkdir(parents=True, exist_ok=True)
-                items_path.write_bytes(items_to_parquet(items))
-            written += 1
-    return written

@@ -11,8 +11,9 @@ import pytest
 
 from eval_queue.vocabulary import RunRef
 from tests.paper_tables import write_paper_store
+from tests.support.synthetic.results import synthetic_model, write_synthetic_results
 from tests.ui.conftest import Served, serve_app
-from tests.ui.store import synthetic_model, write_hf_cache, write_synthetic_results
+from tests.ui.store import write_hf_cache
 from tests.ui.test_browser import _open, _rows, _shot, _tab, browser  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

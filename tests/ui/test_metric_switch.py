@@ -27,8 +27,9 @@ from leaderboard.tracks.evalita.metrics import score_task
 from leaderboard.tracks.evalita.schema import ResultsFile
 from tests.paper_tables import PAPER_ORG
 from tests.rescore.blocks import made_up_block, made_up_score
+from tests.support.synthetic.results import write_synthetic_results
 from tests.ui.conftest import REPO
-from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, write_results, write_synthetic_results
+from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, write_results
 
 LLM5 = f"{PAPER_ORG}/LLM-5"
 

@@ -25,7 +25,7 @@ from leaderboard.tracks.evalita.app.tab.compare import A_FIELD, B_FIELD, Compare
 from leaderboard.tracks.evalita.app.views.task import prompt_interval_column
 from leaderboard.ui.context import AppContext
 from tests.paper_tables import write_paper_store
-from tests.ui.store import synthetic_model, write_synthetic_results
+from tests.support.synthetic.results import synthetic_model, write_synthetic_results
 
 PAPER = RunRef("paper-dev/LLM-2", "main", "bfloat16")
 SYNTHETIC = 4

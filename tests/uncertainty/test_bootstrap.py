@@ -21,8 +21,7 @@ from leaderboard.core.uncertainty import (
 from leaderboard.tracks.evalita import metrics as scoring
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
-
-from .synthetic import SMALL_SIZES, SyntheticSuite, pair_stats
+from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite, pair_stats
 
 
 def accuracy_items(correct: np.ndarray, task: str = "te", doc_ids: np.ndarray | None = None) -> TaskItems:

@@ -10,8 +10,7 @@ from leaderboard.core.items import ItemId, RunItems, TaskItems
 from leaderboard.core.uncertainty import DrawCache, bootstrap_task
 from leaderboard.tracks.evalita.definition import TASK_IDS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
-
-from .synthetic import SMALL_SIZES, SyntheticSuite
+from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite
 
 
 @pytest.fixture(scope="module")

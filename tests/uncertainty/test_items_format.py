@@ -19,8 +19,7 @@ from leaderboard.core.items import (
     items_from_parquet,
     items_to_parquet,
 )
-
-from .synthetic import SMALL_SIZES, SyntheticSuite
+from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite
 
 
 def same_items(a: TaskItems, b: TaskItems) -> None:

@@ -24,8 +24,7 @@ from leaderboard.tracks.evalita.uncertainty import (
     prompt_figure,
     summary_of,
 )
-
-from .synthetic import SMALL_SIZES, SyntheticSuite
+from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite
 
 
 @pytest.fixture(scope="module")

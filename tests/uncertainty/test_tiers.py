@@ -11,8 +11,7 @@ from leaderboard.core.tiers import TierEntry, assign_tiers, holm, paired_p_value
 from leaderboard.core.uncertainty import uncertainties
 from leaderboard.tracks.evalita.definition import TASK_IDS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
-
-from .synthetic import SMALL_SIZES, SyntheticSuite
+from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite
 
 
 def entries(runs: dict[str, RunItems], task_ids=TASK_IDS) -> list[TierEntry]:

@@ -28,7 +28,7 @@ from leaderboard.tracks.evalita.schema import (
     TaskResult,
     details_file_name,
 )
-from tests.ui.store import SYNTHETIC_TYPES, synthetic_model
+from tests.support.synthetic.results import SYNTHETIC_TYPES, synthetic_model
 
 LM_EVAL = METRIC_SETS[MetricSet.LM_EVAL]
 _N_CHOICES = {"wic": 2, "te": 2, "sa": 4, "hs": 2, "faq": 4, "at": 5}
