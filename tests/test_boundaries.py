@@ -114,3 +114,27 @@ def test_outside_the_tracks_folders_a_track_is_named_only_by_the_registry(track:
     }
     assert naming <= ALLOWED[track], f"{sorted(naming - ALLOWED[track])} name the {track} track"
     assert "eval_queue/tracks.py" in naming  # the pattern finds the registry line
+
+
+#: Another track's modules that may name a track: the judge judges Evalita's SUM outputs.
+CROSS_TRACK = {
+    "evalita": {"leaderboard/tracks/judge/judged.py", "leaderboard/tracks/judge/app/panels.py"},
+    "judge": set(),
+    "long-context": set(),
+}
+#: Each track's package name in the tracks' folders.
+PACKAGE = {"evalita": "evalita", "judge": "judge", "long-context": "long_context"}
+
+
+@pytest.mark.parametrize("track", sorted(TRACK_NAMES))
+def test_another_tracks_folders_name_a_track_only_where_they_depend_on_it(track: str) -> None:
+    own = tuple(f"{side}/tracks/{PACKAGE[track]}/" for side in ("leaderboard", "backend"))
+    others = [
+        p
+        for p in _python_files("leaderboard/tracks", "backend/tracks")
+        if p.parent.name != "tracks" and not p.relative_to(REPO).as_posix().startswith(own)
+    ]
+    naming = {
+        p.relative_to(REPO).as_posix() for p in others if TRACK_NAMES[track].search(p.read_text("utf-8"))
+    }
+    assert naming == CROSS_TRACK[track]

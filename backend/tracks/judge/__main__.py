@@ -27,7 +27,8 @@ from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.judge.data import JudgeDataError
-from leaderboard.tracks.judge.definition import JUDGED_TASK, TRACK, JudgeMode, JudgeProtocol
+from leaderboard.tracks.judge.definition import TRACK, JudgeMode, JudgeProtocol
+from leaderboard.tracks.judge.judged import JUDGED_TASK
 
 log = logging.getLogger("backend.tracks.judge")
 

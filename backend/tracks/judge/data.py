@@ -3,7 +3,7 @@
 * :func:`write_harness_tasks` writes ``<workdir>/lm_eval_judge_tasks/``: per criterion a
   JSONL (one rendered prompt per line, :func:`~leaderboard.tracks.judge.items.harness_row`)
   and a YAML that includes the project's ``harness/_judge_template_yaml`` and names the
-  task and its data file — the same include-and-override pattern as :mod:`backend.tracks.evalita.data`.
+  task and its data file — the same include-and-override pattern as the Evalita runner's data.
   Under the ``paper`` protocol the YAML also overrides the template's decoding: no
   ``gen_prefix`` and the run's own ``generation_kwargs`` (:mod:`backend.tracks.judge.generation`).
 * :func:`read_judged_run` reads the results file of the run to judge and its per-sample
@@ -30,8 +30,6 @@ from pydantic import ValidationError
 from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.storage.base import Storage
 from leaderboard.tracks import judge as judge_package
-from leaderboard.tracks.evalita.definition import TaskKind, get_task
-from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile, details_file_name
 from leaderboard.tracks.judge.data import (
     AnnotatedSet,
     FewShotSet,
@@ -41,6 +39,7 @@ from leaderboard.tracks.judge.data import (
 )
 from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.items import JudgeUnit, generation_units, harness_row
+from leaderboard.tracks.judge.judged import DetailRecord, ResultsFile, TaskKind, details_file_name, get_task
 from leaderboard.tracks.judge.schema import AnnotatedSetInfo, FewShotInfo, JudgedRun
 
 log = logging.getLogger(__name__)

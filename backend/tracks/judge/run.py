@@ -52,7 +52,6 @@ from leaderboard.tracks.judge.data import (
 )
 from leaderboard.tracks.judge.definition import (
     CRITERIA,
-    JUDGED_TASK,
     TRACK,
     Criterion,
     JudgeMode,
@@ -61,6 +60,7 @@ from leaderboard.tracks.judge.definition import (
     judge_variant,
 )
 from leaderboard.tracks.judge.items import JudgeUnit, meta_units, render_unit
+from leaderboard.tracks.judge.judged import JUDGED_TASK
 from leaderboard.tracks.judge.schema import (
     AnnotatedSetInfo,
     JudgedRun,

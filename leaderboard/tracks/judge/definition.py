@@ -38,12 +38,9 @@ from pydantic import field_validator, model_validator
 from eval_queue.errors import EvalitaError
 from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, option
-from leaderboard.tracks.evalita.definition import EvalitaTask
 
 #: The track's name in request and results files (its spec: :mod:`.spec`).
 TRACK = "judge"
-#: The generative Evalita task whose outputs a judge of generations scores.
-JUDGED_TASK = EvalitaTask.SUM
 
 
 class JudgeMode(StrEnum):

@@ -6,9 +6,9 @@ Two uses build the units:
   has a human score for; the human score travels with the unit.
 * **generations** (:func:`generation_units`): the per-sample details a run published
   for a generative Evalita task (``details/<org>/<model>/<run>/<task>_<prompt>.jsonl``,
-  :class:`leaderboard.tracks.evalita.schema.DetailRecord`): the model's ``answer`` is the text judged, and
+  :class:`~leaderboard.tracks.judge.judged.DetailRecord`): the model's ``answer`` is the text judged, and
   the document is recovered from the ``input`` (the prompt the model saw) by matching the
-  prompt's template from :mod:`leaderboard.tracks.evalita.definition` — for SUM the article between the quotes;
+  prompt's template (:func:`~leaderboard.tracks.judge.judged.get_task`) — for SUM the article between the quotes;
   with few-shot prompts the *last* match, i.e. the article the model was asked about.
   A task with no document field listed in :data:`DOCUMENT_FIELDS`, or an input the
   template does not match, is judged against the whole input.
@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from leaderboard.tracks.evalita.definition import TaskKind, get_task
-from leaderboard.tracks.evalita.schema import DetailRecord
 from leaderboard.tracks.judge.data import AnnotatedSet, FewShotSet
 from leaderboard.tracks.judge.definition import (
     ANSWER_PREFIX,
@@ -35,6 +33,7 @@ from leaderboard.tracks.judge.definition import (
     JudgeProtocol,
     render_prompt,
 )
+from leaderboard.tracks.judge.judged import DetailRecord, TaskKind, get_task
 from leaderboard.tracks.judge.paper import render_paper_prompt
 
 #: For each generative task that can be judged against a document: the template field

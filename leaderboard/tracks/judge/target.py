@@ -7,8 +7,8 @@ from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
 from eval_queue.text import shorten
 from eval_queue.tracks import TrackOptions
-from leaderboard.tracks.evalita.definition import TRACK as EVALITA
-from leaderboard.tracks.judge.definition import JUDGED_TASK, JudgeOptions
+from leaderboard.tracks.judge.definition import JudgeOptions
+from leaderboard.tracks.judge.judged import JUDGED_TASK, JUDGED_TRACK
 
 
 def check_judge_target(options: TrackOptions, results: Storage) -> None:
@@ -33,7 +33,7 @@ def check_judge_target(options: TrackOptions, results: Storage) -> None:
         raise SubmissionRejected(f"The results file to judge is unreadable: {exc.reason}") from None
     run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
     tasks = raw.get("tasks") if isinstance(raw.get("tasks"), dict) else {}
-    if raw.get("track", EVALITA) != EVALITA or JUDGED_TASK.value not in tasks:
+    if raw.get("track", JUDGED_TRACK) != JUDGED_TRACK or JUDGED_TASK.value not in tasks:
         raise SubmissionRejected(
             f"{shorten(target, 200)!r} is not an Evalita run with {JUDGED_TASK.value.upper()} outputs: "
             "a judge scores the summaries of an Evalita run that includes the SUM task."
