@@ -186,7 +186,11 @@ def test_a_lost_duplicate_race_gives_the_reservation_back(deployment: Deployment
 
     accepted, refusals = race(4, attempt)
     assert accepted == 1
-    assert all(message.startswith("duplicate:") for message in refusals)
+    # Four racers, a limit of three: while the other three hold their reservations a fourth may
+    # be refused by the limit instead (a reservation counts until it is given back); never more.
+    duplicates = [m for m in refusals if m.startswith("duplicate:")]
+    by_limit = [m for m in refusals if "the limit is 3" in m]
+    assert len(duplicates) + len(by_limit) == len(refusals) == 3 and len(by_limit) <= 1, refusals
     ledger = Ledger.from_json(deployment.stores.requests.read(ledger_path("zed")), "ledger")
     assert [e.request for e in ledger.entries] == [r.request_id for r in queue.listing().requests]
 
