@@ -24,7 +24,7 @@ from enum import StrEnum
 
 import pandas as pd
 
-from eval_queue.errors import ConfigurationError, StorageError
+from eval_queue.errors import ConfigurationError, MalformedFileError, StorageError
 from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
@@ -180,11 +180,7 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_STORE_ERROR
     records = store.of(track)
     problems = (*store.envelope_problems, *store.problems_of(track))
-    if problems:
-        # Each was logged by the reader with its reason; this names them again in one place.
-        logger.warning(
-            "%d malformed results file(s) skipped: %s", len(problems), ", ".join(p.path for p in problems)
-        )
+    _warn_skipped(problems)
     if not records:
         logger.warning("no usable results files (track %s) in %r", track, stores.results)
     options = ExportOptions(args.fewshot, args.prompts, args.include_noncomparable, args.metrics)
@@ -197,6 +193,14 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
         # The reader (e.g. ``| head``) stopped early; that is not an error of ours.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
     return EXIT_OK
+
+
+def _warn_skipped(problems: Sequence[MalformedFileError]) -> None:
+    """Each was logged by the reader with its reason; this names them again in one place."""
+    if problems:
+        logger.warning(
+            "%d malformed results file(s) skipped: %s", len(problems), ", ".join(p.path for p in problems)
+        )
 
 
 def rebuild_contents(args: argparse.Namespace, settings: Settings) -> int:
@@ -213,13 +217,7 @@ def rebuild_contents(args: argparse.Namespace, settings: Settings) -> int:
     except StorageError as exc:
         logger.error("cannot read the results store: %s", exc)
         return EXIT_STORE_ERROR
-    if rebuilt.problems:
-        # Each was logged by the reader with its reason; this names them again in one place.
-        logger.warning(
-            "%d malformed results file(s) skipped: %s",
-            len(rebuilt.problems),
-            ", ".join(p.path for p in rebuilt.problems),
-        )
+    _warn_skipped(rebuilt.problems)
     if rebuilt.unsupported:
         logger.warning("%d results file(s) of tracks not installed here left out", len(rebuilt.unsupported))
     files = len(set(rebuilt.table.column("results_path").to_pylist()))

@@ -102,16 +102,7 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
     assert first.choices and first.label == "C" and first.acc in (0.0, 1.0) and first.seen_tokens
 
     # ... and the export lists it, one row per setting.
-    exported = subprocess.run(
-        [sys.executable, "-m", "leaderboard", "export", "--track=long-context", "--format=json", *SHOW_ALL],
-        cwd=REPO_ROOT,
-        env=deployment.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert exported.returncode == 0, exported.stderr
-    rows = json.loads(exported.stdout)
+    rows = _exported_rows(deployment)
     assert [r["setting"] for r in rows] == ["10k", "50k", "full"]
     assert all(r["model"] == tiny_model.model_id for r in rows)
 
@@ -177,6 +168,17 @@ def test_a_worker_keeping_the_books_start_records_and_labels_a_variant(
     assert results.run.kept_side is KeptSide.START
     assert results.settings[ContextSetting.K10].truncation.kept_side is KeptSide.START
     assert results.run.variants == ("window keeps the start",) and not results.comparable
+    [row] = _exported_rows(deployment)
+    assert (row["variant"], row["kept_side"], row["comparable"]) == ("window keeps the start", "start", False)
+    ctx = AppContext(
+        settings=Settings(data_dir=deployment.root), stores=deployment.stores, queue=deployment.queue
+    )
+    values = LongContextTab().render(ctx, PageState(tab="long-context")).values
+    assert "window keeps the start" in values["table"]
+
+
+def _exported_rows(deployment: Deployment) -> list[dict[str, object]]:
+    """``leaderboard export --track=long-context --format=json`` (every run) on the deployment's store."""
     exported = subprocess.run(
         [sys.executable, "-m", "leaderboard", "export", "--track=long-context", "--format=json", *SHOW_ALL],
         cwd=REPO_ROOT,
@@ -186,10 +188,4 @@ def test_a_worker_keeping_the_books_start_records_and_labels_a_variant(
         timeout=120,
     )
     assert exported.returncode == 0, exported.stderr
-    [row] = json.loads(exported.stdout)
-    assert (row["variant"], row["kept_side"], row["comparable"]) == ("window keeps the start", "start", False)
-    ctx = AppContext(
-        settings=Settings(data_dir=deployment.root), stores=deployment.stores, queue=deployment.queue
-    )
-    values = LongContextTab().render(ctx, PageState(tab="long-context")).values
-    assert "window keeps the start" in values["table"]
+    return json.loads(exported.stdout)

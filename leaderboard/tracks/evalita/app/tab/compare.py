@@ -16,9 +16,10 @@ from typing import ClassVar
 import gradio as gr
 import pandas as pd
 
-from eval_queue.vocabulary import RUN_SETTINGS, RunRef
+from eval_queue.vocabulary import RunRef
 from leaderboard.state import Notice, PageState, UrlField
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.tab.controls import setting_radio
 from leaderboard.tracks.evalita.app.views import compare
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.ui.common import Choices, Table
@@ -60,13 +61,7 @@ class CompareTab(Tab):
         with gr.Row():
             a = gr.Dropdown([], label="A", elem_id="compare-a", scale=3, allow_custom_value=True)
             b = gr.Dropdown([], label="B", elem_id="compare-b", scale=3, allow_custom_value=True)
-            shots = gr.Radio(
-                [(s.label, s.value) for s in RUN_SETTINGS],
-                value=RUN_SETTINGS[0].value,
-                label="Setting",
-                elem_id="compare-setting",
-                scale=1,
-            )
+            shots = setting_radio("compare-setting", scale=1)
         swap = gr.Button("⇄ Swap A and B", size="sm", scale=0, elem_id="compare-swap")
         verdict = gr.Markdown(elem_id="compare-verdict")
         note = gr.Markdown(elem_id="compare-note")

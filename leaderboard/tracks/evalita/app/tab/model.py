@@ -13,12 +13,12 @@ from typing import ClassVar
 import gradio as gr
 
 from eval_queue.errors import MalformedFileError, StorageError
-from eval_queue.vocabulary import RUN_SETTINGS, RunRef
+from eval_queue.vocabulary import RunRef
 from leaderboard.state import Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.results import read_details
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
-from leaderboard.tracks.evalita.app.tab.ranking import metrics_switch
+from leaderboard.tracks.evalita.app.tab.controls import metrics_switch, setting_radio
 from leaderboard.tracks.evalita.app.views.compare import neighbour
 from leaderboard.tracks.evalita.app.views.metrics import run_metrics_note
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
@@ -53,12 +53,7 @@ class ModelTab(Tab):
     def build(self, page: Page) -> TabParts:
         with gr.Row():
             model = gr.Dropdown([], label="Model", elem_id="model-pick", scale=3, allow_custom_value=True)
-            shots = gr.Radio(
-                [(s.label, s.value) for s in RUN_SETTINGS],
-                value=RUN_SETTINGS[0].value,
-                label="Setting",
-                elem_id="model-setting",
-            )
+            shots = setting_radio("model-setting")
             metrics = metrics_switch("model-metrics")
         header = gr.Markdown(elem_id="model-header")
         compare_with = gr.Button(

@@ -9,9 +9,9 @@ from typing import ClassVar
 
 import gradio as gr
 
-from eval_queue.vocabulary import RUN_SETTINGS
 from leaderboard.state import MAX_CHOSEN_MODELS, Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
+from leaderboard.tracks.evalita.app.tab.controls import setting_radio
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.ui.common import Choices
 from leaderboard.ui.context import AppContext
@@ -28,12 +28,7 @@ class PlotsTab(Tab):
 
     def build(self, page: Page) -> TabParts:
         with gr.Row():
-            shots = gr.Radio(
-                [(s.label, s.value) for s in RUN_SETTINGS],
-                value=RUN_SETTINGS[0].value,
-                label="Setting",
-                elem_id="plots-setting",
-            )
+            shots = setting_radio("plots-setting")
             models = gr.Dropdown(
                 [],
                 value=[],

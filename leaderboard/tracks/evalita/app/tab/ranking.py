@@ -14,7 +14,8 @@ from eval_queue.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
-from leaderboard.tracks.evalita.app.views.metrics import METRIC_CHOICES, metrics_banner
+from leaderboard.tracks.evalita.app.tab.controls import metrics_switch
+from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
@@ -112,18 +113,6 @@ def _filters() -> dict[str, gr.components.Component]:
             elem_id="ranking-columns",
         )
     return {"types": types, "sizes": sizes, "precisions": precisions, "columns": columns}
-
-
-def metrics_switch(elem_id: str) -> gr.Radio:
-    """The "metrics: lm-eval | as specified" switch (the ranking, task and model pages each have one)."""
-    return gr.Radio(
-        list(METRIC_CHOICES),
-        value=METRIC_CHOICES[0][1],
-        label="Metrics",
-        info="lm-eval: the paper's tables and the official board; as specified: the paper's own metrics",
-        elem_id=elem_id,
-        scale=1,
-    )
 
 
 class RankingTab(Tab):

@@ -10,10 +10,10 @@ from typing import ClassVar
 
 import gradio as gr
 
-from eval_queue.vocabulary import RUN_SETTINGS
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, views
-from leaderboard.tracks.evalita.app.tab.ranking import metrics_switch, open_clicked_run
+from leaderboard.tracks.evalita.app.tab.controls import metrics_switch, setting_radio
+from leaderboard.tracks.evalita.app.tab.ranking import open_clicked_run
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner, rank_changes_markdown
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.ui.common import KEYED_TABLE, Table
@@ -44,13 +44,7 @@ class TaskTab(Tab):
             task = gr.Dropdown(
                 list(TASK_CHOICES), value=SUITE[0].id, label="Task", elem_id="task-pick", scale=3
             )
-            shots = gr.Radio(
-                [(s.label, s.value) for s in RUN_SETTINGS],
-                value=RUN_SETTINGS[0].value,
-                label="Setting",
-                elem_id="task-setting",
-                scale=1,
-            )
+            shots = setting_radio("task-setting", scale=1)
             metrics = metrics_switch("task-metrics")
         info = gr.Markdown(elem_id="task-info")
         with gr.Accordion("Prompts (as the model reads them, and the answer options)", open=True):
