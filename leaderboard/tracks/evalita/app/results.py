@@ -128,10 +128,9 @@ class RunRecord:
     prompt_scores: PromptScores
     #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
     comparable: bool
-    #: The run's intervals and the mean CPS's resampled values (None: no per-item data).
-    #: They are of the lm-eval metric set only: in another set this is None (no interval
-    #: is shown rather than one of a different metric).
-    uncertainty: UncertaintySummary | None = None
+    #: The run's intervals and the mean CPS's resampled values (None: no per-item data), of
+    #: the lm-eval scores: :attr:`uncertainty` shows them only in that set.
+    lm_eval_uncertainty: UncertaintySummary | None = None
     #: The metric set ``score_rows`` and ``prompt_scores`` are in.
     metric_set: MetricSet = DEFAULT_METRIC_SET
     #: The other metric sets' rows and scores (:meth:`for_metric_set`).
@@ -140,8 +139,6 @@ class RunRecord:
     )
     #: Metric sets the file holds no current scores of (their changed tasks are empty).
     sets_missing: frozenset[MetricSet] = frozenset()
-    #: The lm-eval set's intervals, kept while another set is shown (:meth:`for_metric_set`).
-    _default_uncertainty: UncertaintySummary | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
@@ -164,7 +161,6 @@ class RunRecord:
             DEFAULT_METRIC_SET,
             by_set,
             missing,
-            results.uncertainty,
         )
 
     def for_metric_set(self, name: MetricSet | str) -> RunRecord:
@@ -174,15 +170,13 @@ class RunRecord:
             return self
         others = {**self.other_sets, self.metric_set: (self.score_rows, self.prompt_scores)}
         rows, scores = others.pop(name)
-        uncertainty = self._default_uncertainty if name is DEFAULT_METRIC_SET else None
-        return replace(
-            self,
-            score_rows=rows,
-            prompt_scores=scores,
-            metric_set=name,
-            other_sets=others,
-            uncertainty=uncertainty,
-        )
+        return replace(self, score_rows=rows, prompt_scores=scores, metric_set=name, other_sets=others)
+
+    @property
+    def uncertainty(self) -> UncertaintySummary | None:
+        """The intervals of the scores shown: the lm-eval set's; none in another set (never an
+        interval of a different metric)."""
+        return self.lm_eval_uncertainty if self.metric_set is DEFAULT_METRIC_SET else None
 
     @property
     def key(self) -> RunKey:
