@@ -79,14 +79,11 @@ def _track_command(command: str, argv: list[str]) -> int:
     default track), the ``rescore``/``reproduce`` reference of its spec."""
     from eval_queue.tracks import DEFAULT_TRACK, track_registry
 
-    track = DEFAULT_TRACK
-    if "--track" in argv:
-        at = argv.index("--track")
-        if at + 1 >= len(argv):
-            log.error("%s: --track needs a track name", command)
-            return ExitCode.USAGE
-        track = argv[at + 1]
-        argv = argv[:at] + argv[at + 2 :]
+    # --track is this dispatcher's; every other argument is the track's command's own.
+    chooser = argparse.ArgumentParser(prog=f"python -m backend {command}", add_help=False)
+    chooser.add_argument("--track", default=DEFAULT_TRACK)
+    chosen, rest = chooser.parse_known_args(argv)
+    track = chosen.track
     try:
         entry = track_registry().spec(track).load(command)
     except EvalitaError as exc:
@@ -95,7 +92,7 @@ def _track_command(command: str, argv: list[str]) -> int:
     if entry is None:
         log.error("%s: the %s track has no %s command", command, track, command)
         return ExitCode.USAGE
-    return int(entry(argv))
+    return int(entry(rest))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
