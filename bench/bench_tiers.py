@@ -8,7 +8,7 @@ tiers.  Then, on one core (``OMP_NUM_THREADS=1`` and friends, set before numpy i
 
 * **read** — ``items_from_parquet`` of every file (bytes from disk → ``RunItems``);
 * **draws** — the resamples of every task's items (once per process: both settings share them);
-* **bootstrap** — every run's prompt scores, task CPS and mean CPS resampled (``bootstrap_runs``
+* **bootstrap** — every run's prompt scores, task CPS and mean CPS resampled (``cps_runs``
   in batches of runs sharing items) and summarised to a ``RunUncertainty`` (what the app keeps);
 * **tiers** — ``assign_tiers`` for both settings from the kept summaries (target: < 10 s);
 * **warm start** — the summaries read back from their bytes (a restart with them cached);
@@ -53,10 +53,11 @@ def main() -> None:
 
     import numpy as np
 
-    from leaderboard.core.compare import compare_runs
     from leaderboard.core.items import items_from_parquet, items_to_parquet
     from leaderboard.core.tiers import TierEntry, assign_tiers
-    from leaderboard.core.uncertainty import BootstrapConfig, DrawCache, RunUncertainty, bootstrap_runs
+    from leaderboard.core.uncertainty import BootstrapConfig, DrawCache
+    from leaderboard.tracks.evalita.compare import compare_runs
+    from leaderboard.tracks.evalita.cps_intervals import RunUncertainty, cps_runs
     from leaderboard.tracks.evalita.definition import TASK_IDS
     from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
     from tests.support.synthetic.items import REAL_SIZES, SyntheticSuite
@@ -108,7 +109,7 @@ def main() -> None:
                     read_each.append(time.perf_counter() - t1)
                 t1 = time.perf_counter()
                 read_s += t1 - t0
-                boots = bootstrap_runs(batch, EVALITA_KINDS, config, cache)
+                boots = cps_runs(batch, EVALITA_KINDS, config, cache)
                 kept[setting] += [RunUncertainty.of(b, TASK_IDS) for b in boots]
                 boot_s += time.perf_counter() - t1
         n_total = args.runs * args.settings
@@ -121,7 +122,7 @@ def main() -> None:
             counts = []
             for setting_kept in kept.values():
                 entries = [
-                    TierEntry(f"r{i}", u.mean_cps, u.mean_cps_draws, u.mean_key)
+                    TierEntry(f"r{i}", u.mean_cps, u.mean_cps_draws, u.mean_key, u.mean_cps_tie_draws)
                     for i, u in enumerate(setting_kept)
                 ]
                 counts.append(max(t.tier or 0 for t in assign_tiers(entries)))
@@ -197,10 +198,11 @@ def main() -> None:
         )
 
         t0 = time.perf_counter()
-        new = bootstrap_runs([items_from_parquet(paths[0][0].read_bytes())], EVALITA_KINDS, config, cache)[0]
+        new = cps_runs([items_from_parquet(paths[0][0].read_bytes())], EVALITA_KINDS, config, cache)[0]
         kept[0][0] = RunUncertainty.of(new, TASK_IDS)
         entries = [
-            TierEntry(f"r{i}", u.mean_cps, u.mean_cps_draws, u.mean_key) for i, u in enumerate(kept[0])
+            TierEntry(f"r{i}", u.mean_cps, u.mean_cps_draws, u.mean_key, u.mean_cps_tie_draws)
+            for i, u in enumerate(kept[0])
         ]
         assign_tiers(entries)
         report["one_new_run_s"] = time.perf_counter() - t0
@@ -266,8 +268,11 @@ class _Loaded:
     intervals (here both)."""
 
     def __init__(self, runs: object) -> None:
+        from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
+
         self.runs = runs
         self.uncertainty = {("org/a", "r", "p", 0): True, ("org/b", "r", "p", 0): True}
+        self.metric_set = DEFAULT_METRIC_SET
 
 
 if __name__ == "__main__":

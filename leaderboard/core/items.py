@@ -13,6 +13,9 @@ Data model (shapes: ``P`` prompts, ``n`` items, ``d`` statistics per item):
   ``(part, doc_id)``, sorted by part then doc id (``part_index`` ``(n,)`` into ``parts``,
   ``doc_ids`` ``(n,)``), the same items for every prompt.  ``parts`` are the task's strata
   (Evalita NER's three domains), ``("",)`` for a task without any.
+  ``clusters`` (optional, ``(n,)`` codes into ``cluster_names``) groups items that are not
+  independent — INDAQA2's questions of one book, WiC's pairs of one lemma — so the bootstrap
+  draws them together (``leaderboard.core.uncertainty``).
 * :class:`RunItems` — every task of one run that has per-item data.
 
 File (one per run, ``items.parquet`` beside the run's details; docs/DESIGN.md): a Parquet table
@@ -20,7 +23,9 @@ with one row per (task, prompt, part, doc id) — columns ``task``, ``prompt``, 
 (dictionary-encoded strings, ``""`` for no part), ``doc_id`` (int64), ``stats`` (list<float64>,
 ``d`` values) — sorted by task, prompt, part, doc id, and in the schema's key-value metadata
 under ``leaderboard-items`` a JSON header: ``{"format": "leaderboard-items/1", "track": …,
-"tasks": {task: {"metric": kind, "labels": […], "width": d, "prompts": […], "parts": […]}}}``.
+"tasks": {task: {"metric": kind, "labels": […], "width": d, "prompts": […], "parts": […]}}}``;
+a task with clusters adds ``"clusters": {"names": […], "of_item": [code per item, in (part,
+doc id) order]}`` to its entry (a reader that predates clusters ignores it).
 
 Pure: no storage access; :func:`items_to_parquet` returns bytes, :func:`items_from_parquet`
 takes bytes.  A malformed file raises :class:`eval_queue.errors.MalformedFileError`.
@@ -83,9 +88,19 @@ class TaskItems:
     part_index: NDArray[np.int16]
     doc_ids: NDArray[np.int64]
     stats: NDArray[np.float64]
+    clusters: NDArray[np.int64] | None = None
+    cluster_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         n = self.doc_ids.shape[0]
+        if self.clusters is not None:
+            if self.clusters.shape != (n,) or not self.cluster_names:
+                raise ValueError(f"{self.task}: clusters shape {self.clusters.shape} for {n} items")
+            if self.clusters.min() < 0 or self.clusters.max() >= len(self.cluster_names):
+                raise ValueError(
+                    f"{self.task}: a cluster code is not among the {len(self.cluster_names)} names"
+                )
+            _frozen(self.clusters)
         if self.stats.ndim != 3 or self.stats.shape[:2] != (n, len(self.prompts)):
             raise ValueError(
                 f"{self.task}: stats shape {self.stats.shape} is not (items={n}, prompts={len(self.prompts)}, d)"
@@ -122,11 +137,12 @@ class TaskItems:
         *,
         labels: Sequence[str] = (),
         parts: Sequence[str] | None = None,
+        clusters: Mapping[ItemId, str] | None = None,
     ) -> TaskItems:
         """From ``{prompt: {ItemId: stats}}`` (every prompt with the same items; any order).
 
         ``parts`` fixes the order of the parts (default: sorted names); the stats must all
-        have the same length.
+        have the same length.  ``clusters`` names each item's cluster (every item one).
         """
         if not prompts:
             raise ValueError(f"{task}: no prompts")
@@ -148,6 +164,14 @@ class TaskItems:
         )
         if stats.ndim != 3:
             raise ValueError(f"{task}: the items' statistics do not all have the same length")
+        codes, names = None, ()
+        if clusters is not None:
+            missing = [item for item in items if item not in clusters]
+            if missing:
+                raise ValueError(f"{task}: item {missing[0]} has no cluster")
+            names = tuple(sorted({str(clusters[item]) for item in items}))
+            index = {name: i for i, name in enumerate(names)}
+            codes = np.array([index[str(clusters[item])] for item in items], dtype=np.int64)
         return cls(
             task=task,
             metric=metric,
@@ -157,7 +181,14 @@ class TaskItems:
             part_index=np.array([order[item.part] for item in items], dtype=np.int16),
             doc_ids=np.array([item.doc_id for item in items], dtype=np.int64),
             stats=stats,
+            clusters=codes,
+            cluster_names=names,
         )
+
+    @property
+    def n_clusters(self) -> int | None:
+        """How many clusters the items form (``None``: independent items)."""
+        return None if self.clusters is None else len(np.unique(self.clusters))
 
     @property
     def n_items(self) -> int:
@@ -179,8 +210,13 @@ class TaskItems:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A digest of the task name and its item ids: equal for two runs on the same items."""
-        return item_fingerprint(self.task, self.parts, self.part_index, self.doc_ids)
+        """A digest of the task name, its item ids and clusters: equal for two runs on the same items."""
+        plain = item_fingerprint(self.task, self.parts, self.part_index, self.doc_ids)
+        if self.clusters is None:
+            return plain  # what every file before clusters gave: their draws are unchanged
+        digest = hashlib.blake2b(plain.encode(), digest_size=16)
+        digest.update(json.dumps([self.cluster_names[c] for c in self.clusters.tolist()]).encode())
+        return digest.hexdigest()
 
     def item_ids(self, mask: NDArray[np.bool_] | None = None) -> tuple[ItemId, ...]:
         """The items (all, or where ``mask`` is true) as :class:`ItemId`."""
@@ -205,6 +241,8 @@ class TaskItems:
             part_index=self.part_index[keep].copy(),
             doc_ids=self.doc_ids[keep].copy(),
             stats=np.ascontiguousarray(stats),
+            clusters=None if self.clusters is None else self.clusters[keep].copy(),
+            cluster_names=self.cluster_names,
         )
 
 
@@ -251,6 +289,11 @@ def items_to_parquet(run: RunItems) -> bytes:
                 "width": t.width,
                 "prompts": list(t.prompts),
                 "parts": list(t.parts),
+                **(
+                    {"clusters": {"names": list(t.cluster_names), "of_item": t.clusters.tolist()}}
+                    if t.clusters is not None
+                    else {}
+                ),
             }
             for t in tasks
         },
@@ -430,6 +473,13 @@ def _task_block(
     if not (item_order == np.arange(n)).all():
         first = first[:, item_order]
     stats = values[first.T[:, :, None] + np.arange(width)]  # (n, P, d)
+    clusters, cluster_names = None, ()
+    if "clusters" in spec:
+        try:
+            cluster_names = tuple(str(c) for c in spec["clusters"]["names"])
+            clusters = np.asarray(spec["clusters"]["of_item"], dtype=np.int64)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise MalformedFileError(path, f"{name}: malformed clusters: {str(exc)[:200]}") from None
     try:
         return TaskItems(
             task=name,
@@ -440,6 +490,8 @@ def _task_block(
             part_index=part_index[item_order].astype(np.int16),
             doc_ids=block_doc[0][item_order].copy(),
             stats=stats,
+            clusters=clusters,
+            cluster_names=cluster_names,
         )
     except ValueError as exc:
         raise MalformedFileError(path, str(exc)[:500]) from None

@@ -5,12 +5,19 @@ The worker computes every interval once, when it publishes a run, from the run's
 bootstrap (:mod:`leaderboard.core.uncertainty`), and writes them into the results file::
 
     "uncertainty": {
-      "method": "paired item bootstrap", "items_file": "items.parquet",
+      "method": "paired item bootstrap (cps-reflected-tie-aware/2)", "items_file": "items.parquet",
       "seed": 20250621, "n_resamples": 1000, "level": 0.95,
       "intervals": {"tasks/wic/prompts/p1": [0.52, 0.61], "tasks/wic/cps": [0.50, 0.58],
                     "mean_cps": [0.41, 0.45]},
-      "draws": {"mean_cps": {"key": "<32 hex>", "float32": "<base64>"}}
+      "draws": {"mean_cps": {"key": "<32 hex>", "float32": "<base64>"},
+                "mean_cps/tie_aware": {"key": "<32 hex>", "float32": "<base64>"}}
     }
+
+* ``method``: how the intervals were computed.  A track whose figure needs more than the
+  percentile interval names its version in brackets (Evalita's CPS:
+  ``leaderboard.tracks.evalita.cps_intervals.METHOD_VERSION``); a block without one (written
+  before 2026-11-28) holds percentile intervals and raw draws of the mean CPS, which the app
+  no longer pairs with the new ones (their keys differ) — ``python -m backend rescore`` rewrites it.
 
 * ``intervals``: figure → ``[low, high]``, on the figure's own scale (0–1 for scores).  A
   figure is named by its path in the results body (``tasks/<task>/prompts/<prompt>``,
@@ -18,7 +25,7 @@ bootstrap (:mod:`leaderboard.core.uncertainty`), and writes them into the result
   would sit (``tasks/<task>/cps``, ``mean_cps``).  A figure without an entry has no interval
   (shown as "—"), never a made-up one.
 * ``draws``: the resampled values of the figures the app compares runs on (the Evalita mean
-  CPS, for tiers), as base64 of little-endian float32 (4 bytes × ``n_resamples``: about 5 KB);
+  CPS, for tiers; reflected, with its tie-aware twin), as base64 of little-endian float32 (4 bytes × ``n_resamples``: about 5 KB);
   ``key`` identifies the resamples (equal keys: the same resamples of the same items, so two
   runs' draws are paired and their difference is the resampled difference).
 
@@ -115,9 +122,11 @@ class UncertaintySummary(BaseModel):
         config: BootstrapConfig,
         intervals: Mapping[str, Interval],
         draws: Mapping[str, tuple[str, NDArray[np.floating]]] | None = None,
+        method: str = METHOD,
     ) -> UncertaintySummary:
         """From computed intervals and ``{figure: (key, resampled values)}``."""
         return cls(
+            method=method,
             seed=config.seed,
             n_resamples=config.n_resamples,
             level=config.level,

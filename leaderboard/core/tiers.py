@@ -1,38 +1,43 @@
-"""Tiers of models that are not distinguishable, and the paired test and Holm correction they use.
+"""Tiers, and the paired test and Holm correction they use.
 
 The test
 --------
 Two runs on the same items have the same bootstrap draws (``leaderboard.core.uncertainty``:
-draws are fixed by seed, task and item ids), so ``d* = draws_A − draws_B`` is the bootstrap
-distribution of the **paired** difference of their mean CPS — each resample scores both runs
-on the same items with the same prompts.  :func:`paired_p_value` is the two-sided test of
-"no difference" with the bootstrap standard error of that difference:
-``z = (score_A − score_B) / sd(d*)``, ``p = 2·(1 − Φ(|z|))`` (``scipy.stats.norm``).
+draws are fixed by seed, task and item ids), so the difference of their draws is the
+bootstrap distribution of the **paired** difference — each resample scores both runs on the
+same items.  A figure's draws here are **reflected** (``θ̂ − (θ* − θ̂)``): their mean is a
+bias-corrected estimate.  A figure whose bias is only bracketed (a maximum over prompts that
+may tie: ``leaderboard.tracks.evalita.cps_intervals``) carries a second draw set with the other
+plausible centring; the test then takes the least favourable centring of the difference:
 
-Why this test and not a count of resamples beyond zero, or a permutation test: a count-based
-bootstrap (or permutation) p-value cannot go below ``1/(B + 1)`` (0.001 for 1,000 resamples),
-while Holm over ``m`` comparisons asks the smallest p-value to be below ``α/m`` — 5·10⁻⁵ for a
-leader compared with 999 models: no model could ever be told apart.  The mean CPS averages
-ten tasks of hundreds to thousands of items, so its paired difference is close to normal and
-its bootstrap standard error is what the normal test needs.  A permutation test would also
-recompute CPS from the items for every pair and permutation (about 5·10⁸ CPS evaluations for
-1,000 models), where the shared draws make each comparison a subtraction.
+``Δ ∈ [min centre_A − max centre_B, max centre_A − min centre_B]``; when that range holds 0
+the p-value is 1, else ``p = 2·(1 − Φ(d / se))`` with ``d`` its distance from 0 and ``se`` the
+standard deviation of the paired difference of the draws (:func:`bias_aware_p_values`).
+With one draw set this is the usual bootstrap z-test on the bias-corrected difference.
+
+Why a z-test and not a count of resamples beyond zero, or a permutation test: a count-based
+p-value cannot go below ``1/(B + 1)`` (0.001 for 1,000 resamples), while Holm over ``m``
+comparisons asks the smallest p-value to be below ``α/m`` — 5·10⁻⁵ for a run compared with
+999 others: no run could ever be told apart.  The mean CPS averages ten tasks of hundreds to
+thousands of items, so its paired difference is close to normal.
 
 The tiers (:func:`assign_tiers`)
 --------------------------------
-Within one setting, with runs sorted by score (highest first; ties keep the input order):
+**A run's tier is 1 + the number of runs significantly better than it** — the upper end of
+its rank range, as Chatbot Arena's "rank (UB)": tier 1 means no run is significantly better.
+"Significantly better": the paired test above, Holm-adjusted over that run's ``N − 1``
+comparisons, at ``alpha`` — so for each run, the chance that its tier counts a run that is not
+truly better is at most ``alpha``.  Consequences, each pinned by a test:
 
-1. The first run not yet in a tier **leads** a new tier.
-2. The leader is compared with **every** run after it (the family of this step, ``m`` tests);
-   the p-values are Holm-adjusted over that family (:func:`holm`).
-3. The tier is the leader and the runs after it up to, not including, the first one whose
-   adjusted p-value is ≤ ``alpha`` — the first run significantly worse than the leader.
-   That run leads the next tier (step 1), compared afresh with the runs after it.
+* a run not significantly below any other has tier 1, wherever it ranks;
+* tiers do not depend on the input order, and adding a run far below the others changes no
+  other run's tier (its comparisons are rejected first in every family, which leaves Holm's
+  thresholds for the others as they were);
+* tiers are not contiguous blocks: a run may have tier 2 and the next-ranked run tier 1 (the
+  first is significantly below the leader; the second is too noisy to be).
 
-Tier numbers are dense (1, 2, 3, …) and follow the ranking, so a tier is a contiguous block of
-ranks: each leader is significantly below the previous tier's leader, and no run of a tier
-before the next leader is.  Runs without draws (no per-item data) get no tier (``None``).
-All runs compared must share their draws (``draws_key``): the same items and resamples.
+Runs without draws (no per-item data) get no tier (``None``).  All runs compared must share
+their draws (``draws_key``): the same items and resamples.
 """
 
 from __future__ import annotations
@@ -47,64 +52,129 @@ Array = NDArray[np.float64]
 DEFAULT_ALPHA = 0.05
 
 
-def paired_p_values(delta: Array, delta_draws: Array) -> Array:
-    """Two-sided p-values of "no difference" for point differences ``delta`` ``(m,)``.
-
-    ``delta_draws`` ``(m, B)`` are the paired resampled differences.  A difference that is
-    the same on every resample (standard error 0) has p = 0 unless it is 0 (then p = 1).
-    """
+def _two_sided(distance: Array, se: Array) -> Array:
     from scipy.stats import norm  # imported here: see uncertainty.percentile_intervals
 
-    delta = np.asarray(delta, dtype=np.float64)
-    se = np.std(delta_draws, axis=-1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.abs(delta) / se
-    p = 2.0 * norm.sf(z)
-    p = np.where(se > 0, p, np.where(delta == 0, 1.0, 0.0))
-    return np.where(delta == 0, 1.0, p)
+        p = 2.0 * norm.sf(distance / se)
+    # A difference that is the same on every resample (se 0): p 0 unless it is 0.
+    return np.where(se > 0, p, np.where(distance > 0, 0.0, 1.0))
 
 
-def paired_p_value(delta: float, delta_draws: Array) -> float:
-    """:func:`paired_p_values` for one difference."""
-    return float(paired_p_values(np.array([delta]), np.asarray(delta_draws)[None, :])[0])
+def bias_aware_p_values(
+    centre_a: tuple[Array, Array], centre_b: tuple[Array, Array], se: Array
+) -> tuple[Array, Array]:
+    """Two-sided p-values of "no difference" and the difference's sign, from centre ranges.
+
+    ``centre_a``/``centre_b``: each run's two plausible centres (the means of its two draw
+    sets; equal for a smooth figure), arrays that broadcast; ``se``: the paired difference's
+    standard error.  Returns ``(p, sign)``: sign ``+1`` when A is above B under every
+    centring, ``−1`` when below, ``0`` when the range of differences holds 0 (then p is 1).
+    """
+    low = np.minimum(*centre_a) - np.maximum(*centre_b)
+    high = np.maximum(*centre_a) - np.minimum(*centre_b)
+    sign = np.where(low > 0, 1, np.where(high < 0, -1, 0))
+    distance = np.where(sign > 0, low, np.where(sign < 0, -high, 0.0))
+    p = np.where(sign == 0, 1.0, _two_sided(distance, np.asarray(se, dtype=np.float64)))
+    return p, sign
+
+
+def paired_test(
+    a: Array, b: Array, a_alt: Array | None = None, b_alt: Array | None = None
+) -> tuple[float, int]:
+    """The paired test of one pair of runs from their reflected draws ``(B,)`` (module docstring).
+
+    ``a_alt``/``b_alt``: a second draw set with the other plausible centring, where the
+    figure has one (``None``: the figure is smooth and its draws are its only centring).
+    Returns ``(p, sign)``: sign ``+1`` A above B, ``−1`` below, ``0`` undecided (p = 1).
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_alt = a if a_alt is None else np.asarray(a_alt, dtype=np.float64)
+    b_alt = b if b_alt is None else np.asarray(b_alt, dtype=np.float64)
+    se = np.std(a - b, ddof=1)
+    p, sign = bias_aware_p_values((a.mean(), a_alt.mean()), (b.mean(), b_alt.mean()), np.asarray(se))
+    return float(p), int(sign)
+
+
+def paired_p_value(a: Array, b: Array, a_alt: Array | None = None, b_alt: Array | None = None) -> float:
+    """The p-value of :func:`paired_test`."""
+    return paired_test(a, b, a_alt, b_alt)[0]
 
 
 def holm(p_values: Array) -> Array:
     """Holm's step-down adjusted p-values (family-wise error ≤ α when adjusted p ≤ α).
 
     Sorted ascending, ``p̃_(k) = max_{j ≤ k} min(1, (m − j + 1)·p_(j))``; returned in the
-    input order.  (``scipy.stats.false_discovery_control`` has only Benjamini–Hochberg/Yekutieli.)
+    input order, along the last axis (one family per row).
+    (``scipy.stats.false_discovery_control`` has only Benjamini–Hochberg/Yekutieli.)
     """
     p = np.asarray(p_values, dtype=np.float64)
-    m = p.size
+    m = p.shape[-1] if p.ndim else 0
     if m == 0:
         return p.copy()
-    order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.maximum.accumulate(scaled)
+    order = np.argsort(p, axis=-1, kind="stable")
+    ranked = np.take_along_axis(p, order, axis=-1)
+    scaled = np.minimum(1.0, (m - np.arange(m)) * ranked)
+    adjusted = np.empty_like(p)
+    np.put_along_axis(adjusted, order, np.maximum.accumulate(scaled, axis=-1), axis=-1)
     return adjusted
 
 
 @dataclass(frozen=True)
 class TierEntry:
-    """One run of a setting: its score (mean CPS), its resampled scores ``(B,)`` and their key."""
+    """One run of a setting: its published score, its reflected draws ``(B,)``, their key,
+    and (for a figure with a bracketed bias) its second draw set ``alt_draws``."""
 
     key: str
     score: float | None
     draws: Array | None = None
     draws_key: str | None = None
+    alt_draws: Array | None = None
 
 
 @dataclass(frozen=True)
 class TierResult:
-    """A run's tier (``None``: no per-item data or no score), its leader, and its adjusted
-    p-value against the leader (``None`` for a leader)."""
+    """A run's tier (``None``: no per-item data or no score), how many of the ``n_ranked`` runs
+    are significantly better (``tier − 1``) and significantly worse than it."""
 
     key: str
     tier: int | None
-    leader: str | None
-    p_vs_leader: float | None
+    better: int | None = None
+    worse: int | None = None
+    n_ranked: int | None = None
+
+    @property
+    def worst_rank(self) -> int | None:
+        """The lower end of the run's rank range (the tier is the upper end): ``N − worse``."""
+        return None if self.worse is None or self.n_ranked is None else self.n_ranked - self.worse
+
+
+def significance_matrix(
+    draws: Array, alt_draws: Array | None = None, alpha: float = DEFAULT_ALPHA
+) -> NDArray[np.int8]:
+    """``S[i, j] = 1`` when run ``j`` is significantly better than run ``i`` (−1: worse, 0: neither).
+
+    ``draws`` ``(N, B)`` reflected, paired draws (``alt_draws`` the second set, if any); each
+    row's ``N − 1`` comparisons are one Holm family.  Memory: a few ``N × N`` matrices
+    (8 MB each for 1,000 runs).
+    """
+    draws = np.asarray(draws, dtype=np.float64)
+    alt = draws if alt_draws is None else np.asarray(alt_draws, dtype=np.float64)
+    n, b = draws.shape
+    centred = draws - draws.mean(axis=1, keepdims=True)
+    cov = centred @ centred.T / (b - 1)
+    var = np.diag(cov)
+    se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2.0 * cov, 0.0))
+    means, alt_means = draws.mean(axis=1), alt.mean(axis=1)
+    # p[i, j]: run j against run i (A = j, B = i): sign +1 when j is above i.
+    p, sign = bias_aware_p_values(
+        (means[None, :], alt_means[None, :]), (means[:, None], alt_means[:, None]), se
+    )
+    off = ~np.eye(n, dtype=bool)
+    family = p[off].reshape(n, n - 1)
+    adjusted = np.ones((n, n))
+    adjusted[off] = holm(family).reshape(-1)
+    return np.where(off & (adjusted <= alpha), sign, 0).astype(np.int8)
 
 
 def assign_tiers(entries: Sequence[TierEntry], alpha: float = DEFAULT_ALPHA) -> tuple[TierResult, ...]:
@@ -114,33 +184,28 @@ def assign_tiers(entries: Sequence[TierEntry], alpha: float = DEFAULT_ALPHA) -> 
     draws would not be paired) or have draws of different lengths.
     """
     ranked = [i for i, e in enumerate(entries) if e.score is not None and e.draws is not None]
-    ranked.sort(key=lambda i: -float(entries[i].score))  # type: ignore[arg-type]  # stable: ties keep input order
     keys = {entries[i].draws_key for i in ranked}
     if len(keys) > 1:
         raise ValueError(f"tiers need paired draws, found {len(keys)} different draws keys")
-    results: list[TierResult | None] = [None] * len(entries)
-    tiered = set(ranked)
-    for i, entry in enumerate(entries):
-        if i not in tiered:
-            results[i] = TierResult(entry.key, None, None, None)
-    if ranked:
-        scores = np.array([entries[i].score for i in ranked], dtype=np.float64)
-        draws = np.stack([np.asarray(entries[i].draws, dtype=np.float64) for i in ranked])
-        tier, start = 1, 0
-        while start < len(ranked):
-            leader = ranked[start]
-            results[leader] = TierResult(entries[leader].key, tier, entries[leader].key, None)
-            rest = np.arange(start + 1, len(ranked))
-            if rest.size == 0:
-                break
-            adjusted = holm(paired_p_values(scores[start] - scores[rest], draws[start] - draws[rest]))
-            worse = np.flatnonzero(adjusted <= alpha)
-            stop = int(worse[0]) if worse.size else rest.size
-            for offset in range(stop):
-                member = ranked[rest[offset]]
-                results[member] = TierResult(
-                    entries[member].key, tier, entries[leader].key, float(adjusted[offset])
-                )
-            start = int(rest[stop]) if stop < rest.size else len(ranked)
-            tier += 1
-    return tuple(r for r in results if r is not None)
+    results = [TierResult(e.key, None) for e in entries]
+    if not ranked:
+        return tuple(results)
+    draws = np.stack([np.asarray(entries[i].draws, dtype=np.float64) for i in ranked])
+    alt = np.stack(
+        [
+            np.asarray(
+                entries[i].alt_draws if entries[i].alt_draws is not None else entries[i].draws, np.float64
+            )
+            for i in ranked
+        ]
+    )
+    if len(ranked) == 1:
+        better = worse = np.zeros(1, dtype=np.int64)
+    else:
+        significant = significance_matrix(draws, alt, alpha)
+        better, worse = (significant > 0).sum(axis=1), (significant < 0).sum(axis=1)
+    for row, i in enumerate(ranked):
+        results[i] = TierResult(
+            entries[i].key, int(better[row]) + 1, int(better[row]), int(worse[row]), len(ranked)
+        )
+    return tuple(results)

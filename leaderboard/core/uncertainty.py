@@ -1,54 +1,48 @@
-"""Intervals for every score: a paired, item-level bootstrap of prompt scores, CPS and mean CPS.
+"""The generic bootstrap engine: items, strata, clusters and draws; resampled prompt scores.
 
 Track-agnostic and pure (numpy, scipy; no I/O, no UI).  Inputs are :class:`~leaderboard.core.items.TaskItems`
 (per item and prompt, the metric's sufficient statistics, ``(n, P, d)``) and a registry of
-:class:`~leaderboard.core.metric_kinds.MetricKind`.
+:class:`~leaderboard.core.metric_kinds.MetricKind`.  What a track derives from the resampled
+prompt scores (Evalita's CPS and mean CPS, long context's means, a judge's ρ) lives with the
+track; so does the choice of interval for a non-smooth figure (a maximum over prompts).
 
 The resampling
 --------------
 * **Items, not datasets, and the same items for every prompt.**  One resample draws ``n``
   items with replacement (each part of a stratified task — Evalita NER's domains — within
   itself, so the parts keep their sizes and their size weights); every prompt of the task is
-  scored on those same items, so MaxP, AvgP, Sat = 1 − (MaxP − AvgP) and CPS = Sat · MaxP are
-  recomputed per resample from prompt scores that stay paired.
+  scored on those same items, so anything derived from several prompts stays paired.
+* **Clusters are drawn whole.**  Items that share a cluster (INDAQA2's questions of one book,
+  WiC's pairs of one lemma; :attr:`TaskItems.clusters`) are not independent: a resample draws
+  the part's clusters with replacement and takes every item of each (the one-stage cluster
+  bootstrap, Davison & Hinkley 1997 §3.8), so the spread between clusters is in the interval.
 * **Each metric exactly as the harness aggregates it**: a resample is a count vector ``w``
   over items and its score is ``aggregate(w @ S)`` (an F1 over the resampled pairs, not a mean
   of per-item F1s).  All resamples are one matrix product ``W @ S`` with ``W`` ``(B, n)``.
-* **Draws fixed by (seed, task, item ids)** (:func:`draw_key`): two runs on the same items get
-  the same ``W``.  So every comparison of two runs is paired for free (the difference of their
-  resampled scores is the resampled difference), and a run's resampled scores are computed
-  once and reused (:class:`RunUncertainty`).  Tasks get independent draws (their keys differ);
-  a model's mean CPS per resample is the mean of its tasks' CPS on that resample.
+* **Draws fixed by (seed, task, item ids, clusters)** (:func:`draw_key`): two runs on the same
+  items get the same ``W``.  So every comparison of two runs is paired for free (the
+  difference of their resampled scores is the resampled difference).
 * **Point estimates are the published scores**: the observed items' statistics are summed
   exactly, in document order (:func:`~leaderboard.core.metric_kinds.point_sums`), so a prompt's
   point score equals the harness's to the last bit.
-* **Percentile intervals**: the ``(1 − level)/2`` and ``(1 + level)/2`` quantiles of the
-  resampled values (``numpy.quantile``, linear interpolation — what
-  ``scipy.stats.bootstrap(method="percentile")`` does; scipy's function cannot take the shared
-  draws that make comparisons paired, so the resampling is ours and only the quantile is
-  left to numpy).
+* **Intervals of smooth figures** (a prompt's score, a mean) are percentile intervals: the
+  ``(1 − level)/2`` and ``(1 + level)/2`` quantiles of the resampled values.  A figure that is a
+  maximum over noisy estimates is not smooth; its track builds reflected, bias-aware draws
+  (Evalita: ``leaderboard.tracks.evalita.cps_intervals``) and their percentile interval is the
+  reflected one.
 
-A task without per-item data has no interval (``None``), never a made-up one; a model's mean
-CPS has one only when every task has.
-
-Coverage (``tests/uncertainty/test_bootstrap.py``, 1,000 simulated datasets with a known truth):
-95 % intervals cover an accuracy 95.8 %, a binary F1 94.6 %, and the CPS of six prompts of
-distinct accuracies (0.55…0.72, correlated errors, 400 items) 95.4 % of the time.  A known
-limit: when several prompts tie for the best score, MaxP's resampled values are biased upward
-(the bootstrap of a maximum at a tie) and the CPS interval under-covers (88.6 % for six prompts
-of equal accuracy); prompt scores themselves are unaffected.
+A task without per-item data has no interval (``None``), never a made-up one.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import json
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from statistics import fmean
 from types import MappingProxyType
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -86,7 +80,7 @@ DEFAULT_CONFIG = BootstrapConfig()
 
 @dataclass(frozen=True)
 class Interval:
-    """A percentile interval ``[low, high]`` at ``level`` (0.95: a 95 % interval)."""
+    """An interval ``[low, high]`` at ``level`` (0.95: a 95 % interval)."""
 
     low: float
     high: float
@@ -113,6 +107,11 @@ def percentile_interval(draws: Array, level: float = DEFAULT_LEVEL) -> Interval:
     return percentile_intervals(np.asarray(draws)[None, :], level)[0]
 
 
+def standard_error(draws: Array) -> float:
+    """The bootstrap standard error of a figure: the standard deviation of its draws."""
+    return float(np.std(np.asarray(draws, dtype=np.float64), ddof=1))
+
+
 # --------------------------------------------------------------------------- draws
 
 
@@ -125,14 +124,22 @@ def draw_key(config: BootstrapConfig, fingerprint: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Draws:
-    """The resamples of one item set: ``indices`` ``(B, n)`` (each part drawn within itself).
+    """The resamples of one item set: ``indices`` ``(B, L)`` into its ``n_items`` items.
 
-    ``weights`` ``(B, n)`` float32 counts (how often each item is drawn) is what sum-based
-    metrics use; ``indices`` what rank statistics (Spearman ρ) use.
+    Item draws: ``L = n`` (each part drawn within itself).  Cluster draws: whole clusters are
+    drawn with replacement (each part within itself) and a row lists the items of its clusters,
+    padded with ``n_items`` (one past the last item) to the longest row.  ``weights`` ``(B, n)``
+    float32 counts (how often each item is drawn) is what sum-based metrics use; ``indices``
+    what rank statistics (Spearman ρ) use, after appending a missing value at position ``n``.
     """
 
     key: str
     indices: NDArray[np.int32]
+    n_items: int = -1
+
+    def __post_init__(self) -> None:
+        if self.n_items < 0:
+            object.__setattr__(self, "n_items", int(self.indices.shape[1]))
 
     @property
     def n_resamples(self) -> int:
@@ -140,11 +147,11 @@ class Draws:
 
     @cached_property
     def weights(self) -> NDArray[np.float32]:
-        n = self.indices.shape[1]
-        counts = np.empty(self.indices.shape, dtype=np.float32)
+        n = self.n_items
+        counts = np.empty((self.indices.shape[0], n), dtype=np.float32)
         # Row by row: a row's counters stay in cache (one flat bincount is several times slower).
         for b, row in enumerate(self.indices):
-            counts[b] = np.bincount(row, minlength=n)
+            counts[b] = np.bincount(row, minlength=n + 1)[:n]
         counts.setflags(write=False)
         return counts
 
@@ -153,17 +160,66 @@ class Draws:
         return self.weights.astype(np.float64)
 
 
-def make_draws(config: BootstrapConfig, fingerprint: str, part_sizes: Sequence[int]) -> Draws:
-    """Draw ``B`` resamples of items: part ``k`` (items ``offset_k … offset_k + n_k − 1``) within itself."""
+def _cluster_rows(
+    rng: np.random.Generator, n_resamples: int, labels: NDArray[np.int64], offset: int
+) -> list[NDArray[np.int32]]:
+    """One part's cluster resamples: per resample, the items of ``G`` clusters drawn from its ``G``."""
+    _, inverse = np.unique(labels, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(int(inverse.max()) + 2))
+    members = [(order[a:b] + offset).astype(np.int32) for a, b in itertools.pairwise(bounds)]
+    drawn = rng.integers(0, len(members), size=(n_resamples, len(members)))
+    return [np.concatenate([members[g] for g in row]) for row in drawn]
+
+
+def make_draws(
+    config: BootstrapConfig,
+    fingerprint: str,
+    part_sizes: Sequence[int],
+    clusters: Sequence[NDArray[np.int64] | None] | None = None,
+) -> Draws:
+    """Draw ``B`` resamples: part ``k`` (items ``offset_k … offset_k + n_k − 1``) within itself.
+
+    ``clusters[k]``, when given, labels part ``k``'s items by cluster: whole clusters are then
+    drawn.  ``fingerprint`` must say which items and clusters (it keys the random stream).
+    Without clusters the draws are those of every earlier version of the engine.
+    """
     key = draw_key(config, fingerprint)
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(key, 16))))
-    blocks, offset = [], 0
-    for size in part_sizes:
-        blocks.append(rng.integers(0, size, size=(config.n_resamples, size), dtype=np.int32) + offset)
-        offset += size
-    indices = np.concatenate(blocks, axis=1) if blocks else np.zeros((config.n_resamples, 0), np.int32)
+    n_total = int(sum(part_sizes))
+    labelled = list(clusters) if clusters is not None else [None] * len(part_sizes)
+    if len(labelled) != len(part_sizes):
+        raise ValueError(f"{len(labelled)} cluster labellings for {len(part_sizes)} parts")
+    if all(labels is None for labels in labelled):
+        blocks, offset = [], 0
+        for size in part_sizes:
+            blocks.append(rng.integers(0, size, size=(config.n_resamples, size), dtype=np.int32) + offset)
+            offset += size
+        indices = np.concatenate(blocks, axis=1) if blocks else np.zeros((config.n_resamples, 0), np.int32)
+    else:
+        rows: list[list[NDArray[np.int32]]] = [[] for _ in range(config.n_resamples)]
+        offset = 0
+        for size, labels in zip(part_sizes, labelled, strict=True):
+            if size == 0:
+                continue
+            if labels is None:
+                per_row = list(
+                    rng.integers(0, size, size=(config.n_resamples, size), dtype=np.int32) + offset
+                )
+            else:
+                if len(labels) != size:
+                    raise ValueError(f"{len(labels)} cluster labels for a part of {size} items")
+                per_row = _cluster_rows(rng, config.n_resamples, np.asarray(labels), offset)
+            for b, row in enumerate(per_row):
+                rows[b].append(row)
+            offset += size
+        joined = [np.concatenate(r) if r else np.zeros(0, np.int32) for r in rows]
+        width = max(len(r) for r in joined)
+        indices = np.full((config.n_resamples, width), n_total, dtype=np.int32)
+        for b, row in enumerate(joined):
+            indices[b, : len(row)] = row
     indices.setflags(write=False)
-    return Draws(key, indices)
+    return Draws(key, indices, n_total)
 
 
 class DrawCache:
@@ -181,28 +237,12 @@ class DrawCache:
         draws = self._draws.pop(key, None)
         if draws is None:
             sizes = [s.stop - s.start for s in items.part_slices]
-            draws = make_draws(config, items.fingerprint, sizes)
+            clusters = None if items.clusters is None else [items.clusters[s] for s in items.part_slices]
+            draws = make_draws(config, items.fingerprint, sizes, clusters)
         self._draws[key] = draws  # most recently used last
         while len(self._draws) > self._max:
             self._draws.pop(next(iter(self._draws)))
         return draws
-
-
-# --------------------------------------------------------------------------- CPS
-
-
-def cps_of(prompt_scores: Array) -> Array:
-    """CPS over the prompt axis (−1): Sat · MaxP with Sat = 1 − (MaxP − AvgP)."""
-    maxp = prompt_scores.max(axis=-1)
-    avgp = prompt_scores.mean(axis=-1)
-    return (1.0 - (maxp - avgp)) * maxp
-
-
-def cps_point(prompt_scores: Sequence[float]) -> float:
-    """CPS of observed prompt scores, with ``leaderboard.scoring``'s operations (fmean for AvgP)."""
-    maxp = max(prompt_scores)
-    avgp = fmean(prompt_scores)
-    return (1.0 - (maxp - avgp)) * maxp
 
 
 # --------------------------------------------------------------------------- one task
@@ -210,10 +250,10 @@ def cps_point(prompt_scores: Sequence[float]) -> float:
 
 @dataclass(frozen=True, eq=False)
 class TaskBootstrap:
-    """One run on one task: point scores and their ``B`` resampled values.
+    """One run on one task: its prompts' point scores and their ``B`` resampled values.
 
-    ``prompt_scores`` ``(P,)`` (the published scores), ``prompt_draws`` ``(P, B)``, ``cps``
-    and ``cps_draws`` ``(B,)``; ``draws_key`` identifies the resamples (equal keys: paired).
+    ``prompt_scores`` ``(P,)`` (the published scores), ``prompt_draws`` ``(P, B)``;
+    ``draws_key`` identifies the resamples (equal keys: paired).
     """
 
     task: str
@@ -223,14 +263,9 @@ class TaskBootstrap:
     n_items: int
     prompt_scores: Array
     prompt_draws: Array
-    cps: float
-    cps_draws: Array
 
     def prompt_interval(self, prompt: str, level: float = DEFAULT_LEVEL) -> Interval:
         return percentile_interval(self.prompt_draws[self.prompts.index(prompt)], level)
-
-    def cps_interval(self, level: float = DEFAULT_LEVEL) -> Interval:
-        return percentile_interval(self.cps_draws, level)
 
 
 def _part_sums(draws: Draws, block: Array, part: slice) -> tuple[Array, Array]:
@@ -256,7 +291,8 @@ def bootstrap_task_group(group: Sequence[TaskItems], draws: Draws, kinds: Metric
     """Bootstrap several runs' items for one task on the same items (one matrix product per part).
 
     Every member must have the same task, metric, prompts, parts and items (``fingerprint``);
-    ``draws`` are those items' resamples.
+    ``draws`` are those items' resamples.  With cluster draws a resample's number of items
+    varies, and a kind that divides by it (a mean) gets each resample's own count.
     """
     first = group[0]
     for other in group[1:]:
@@ -276,29 +312,26 @@ def bootstrap_task_group(group: Sequence[TaskItems], draws: Draws, kinds: Metric
         if size == 0:
             continue
         resampled, observed = _part_sums(draws, stats[part], part)
-        part_scores.append(kind.aggregate(resampled.reshape(-1, n_runs, n_prompts, width), size))
+        drawn: int | Array = size
+        if first.clusters is not None:
+            drawn = np.maximum(draws.weights64[:, part].sum(axis=1), 1.0)[:, None, None]
+        part_scores.append(kind.aggregate(resampled.reshape(-1, n_runs, n_prompts, width), drawn))  # type: ignore[arg-type]
         part_points.append(kind.aggregate(observed.reshape(n_runs, n_prompts, width), size))
         sizes.append(size)
     scores = combine_parts(part_scores, sizes)  # (B, runs, P)
     points = combine_parts(part_points, sizes)  # (runs, P)
-    cps = cps_of(scores)  # (B, runs)
-    results = []
-    for r, items in enumerate(group):
-        prompt_points = [float(x) for x in points[r]]
-        results.append(
-            TaskBootstrap(
-                task=items.task,
-                prompts=items.prompts,
-                fingerprint=items.fingerprint,
-                draws_key=draws.key,
-                n_items=n,
-                prompt_scores=np.array(prompt_points),
-                prompt_draws=np.ascontiguousarray(scores[:, r, :].T),
-                cps=cps_point(prompt_points),
-                cps_draws=np.ascontiguousarray(cps[:, r]),
-            )
+    return [
+        TaskBootstrap(
+            task=items.task,
+            prompts=items.prompts,
+            fingerprint=items.fingerprint,
+            draws_key=draws.key,
+            n_items=n,
+            prompt_scores=np.array([float(x) for x in points[r]]),
+            prompt_draws=np.ascontiguousarray(scores[:, r, :].T),
         )
-    return results
+        for r, items in enumerate(group)
+    ]
 
 
 def bootstrap_task(
@@ -307,7 +340,7 @@ def bootstrap_task(
     config: BootstrapConfig = DEFAULT_CONFIG,
     cache: DrawCache | None = None,
 ) -> TaskBootstrap:
-    """One run's task: point scores and resampled prompt scores and CPS."""
+    """One run's task: point scores and resampled prompt scores."""
     draws = (cache or DrawCache(1)).get(config, items)
     return bootstrap_task_group([items], draws, kinds)[0]
 
@@ -325,30 +358,22 @@ class RunBootstrap:
     def __post_init__(self) -> None:
         object.__setattr__(self, "tasks", MappingProxyType(dict(self.tasks)))
 
-    def mean_cps(self, task_ids: Sequence[str]) -> tuple[float, Array, str] | None:
-        """``(point, draws (B,), key)`` of the mean CPS over ``task_ids``; ``None`` if one lacks data.
 
-        The point is ``fmean`` of the tasks' CPS (as ``leaderboard.scoring.overall_score``);
-        ``key`` identifies the draws (equal keys: the same resamples of the same items).
-        """
-        if not task_ids or any(t not in self.tasks for t in task_ids):
-            return None
-        chosen = [self.tasks[t] for t in task_ids]
-        draws = np.mean(np.stack([t.cps_draws for t in chosen]), axis=0)
-        key = hashlib.blake2b("|".join(t.draws_key for t in chosen).encode(), digest_size=16).hexdigest()
-        return fmean(t.cps for t in chosen), draws, key
+R = TypeVar("R")
 
 
-def bootstrap_runs(
+def grouped_by_items(
     runs: Sequence[RunItems],
+    per_group: Callable[[Sequence[TaskItems], Draws, MetricKinds], list[R]],
     kinds: MetricKinds,
     config: BootstrapConfig = DEFAULT_CONFIG,
     cache: DrawCache | None = None,
     *,
     batch_columns: int = 2048,
-) -> list[RunBootstrap]:
-    """Bootstrap many runs at once: runs on the same items of a task share one matrix product.
+) -> list[dict[str, R]]:
+    """``per_group`` over every task's runs that share its items, in batches: per run, by task.
 
+    Runs on the same items of a task share one draw set and one matrix product;
     ``batch_columns`` bounds the columns (runs × prompts × statistics) of one product, which
     bounds memory (``B × batch_columns`` floats).
     """
@@ -359,17 +384,28 @@ def bootstrap_runs(
             groups.setdefault((items.task, items.fingerprint, items.metric, items.prompts), []).append(
                 (r, items)
             )
-    per_run: list[dict[str, TaskBootstrap]] = [{} for _ in runs]
+    per_run: list[dict[str, R]] = [{} for _ in runs]
     for members in groups.values():
         first = members[0][1]
         draws = cache.get(config, first)
         step = max(1, batch_columns // (len(first.prompts) * first.width))
         for start in range(0, len(members), step):
             chunk = members[start : start + step]
-            for (r, _), result in zip(
-                chunk, bootstrap_task_group([m for _, m in chunk], draws, kinds), strict=True
-            ):
-                per_run[r][result.task] = result
+            for (r, items), result in zip(chunk, per_group([m for _, m in chunk], draws, kinds), strict=True):
+                per_run[r][items.task] = result
+    return per_run
+
+
+def bootstrap_runs(
+    runs: Sequence[RunItems],
+    kinds: MetricKinds,
+    config: BootstrapConfig = DEFAULT_CONFIG,
+    cache: DrawCache | None = None,
+    *,
+    batch_columns: int = 2048,
+) -> list[RunBootstrap]:
+    """Bootstrap many runs' prompt scores at once (:func:`grouped_by_items`)."""
+    per_run = grouped_by_items(runs, bootstrap_task_group, kinds, config, cache, batch_columns=batch_columns)
     return [RunBootstrap(config, tasks) for tasks in per_run]
 
 
@@ -383,116 +419,20 @@ def bootstrap_run(
     return bootstrap_runs([run], kinds, config, cache)[0]
 
 
-# --------------------------------------------------------------------------- what the app keeps
+# --------------------------------------------------------------------------- the smallest detectable gap
+
+#: Power of :func:`minimum_detectable_effect` (Miller 2024: 80 %).
+DEFAULT_POWER = 0.80
 
 
-@dataclass(frozen=True, eq=False)
-class RunUncertainty:
-    """What a leaderboard keeps per run: every interval, and the mean CPS's draws for tiers.
+def minimum_detectable_effect(
+    se_difference: float, alpha: float = 0.05, power: float = DEFAULT_POWER
+) -> float:
+    """The smallest true difference a two-sided test at ``alpha`` detects with ``power``.
 
-    ``prompt_intervals[task][prompt]``, ``cps_intervals[task]`` for the tasks with per-item
-    data; ``mean_cps``/``mean_cps_interval``/``mean_cps_draws`` (``(B,)``) and ``mean_key``
-    (equal keys: paired draws) when every task of the ranking has it, else ``None``.
-    A few KB per run (``B`` floats), against ``(P + 1)·B`` per task for a :class:`RunBootstrap`.
+    ``(z_{1−α/2} + z_{power}) · SE(difference)`` (Miller 2024, "Adding error bars to evals",
+    §4): 2.80 × the standard error of the difference at α = 0.05 and 80 % power.
     """
+    from scipy.stats import norm  # imported here: see percentile_intervals
 
-    level: float
-    prompt_intervals: Mapping[str, Mapping[str, Interval]]
-    cps_intervals: Mapping[str, Interval]
-    mean_cps: float | None = None
-    mean_cps_interval: Interval | None = None
-    mean_cps_draws: Array | None = None
-    mean_key: str | None = None
-
-    @classmethod
-    def of(cls, boot: RunBootstrap, task_ids: Sequence[str]) -> RunUncertainty:
-        level = boot.config.level
-        mean = boot.mean_cps(task_ids)
-        prompt_intervals, cps_intervals = {}, {}
-        for t, tb in boot.tasks.items():
-            # One quantile call per task: every prompt's draws and the CPS's.
-            *prompts, cps = percentile_intervals(np.vstack([tb.prompt_draws, tb.cps_draws]), level)
-            prompt_intervals[t] = MappingProxyType(dict(zip(tb.prompts, prompts, strict=True)))
-            cps_intervals[t] = cps
-        return cls(
-            level=level,
-            prompt_intervals=MappingProxyType(prompt_intervals),
-            cps_intervals=MappingProxyType(cps_intervals),
-            mean_cps=None if mean is None else mean[0],
-            mean_cps_interval=None if mean is None else percentile_interval(mean[1], level),
-            mean_cps_draws=None if mean is None else mean[1],
-            mean_key=None if mean is None else mean[2],
-        )
-
-    def to_bytes(self) -> bytes:
-        """``.npz`` bytes (a JSON header and the draws): what a cache or the store keeps."""
-
-        def pair(i: Interval | None) -> list[float] | None:
-            return None if i is None else [i.low, i.high]
-
-        header = {
-            "level": self.level,
-            "prompt_intervals": {
-                t: {p: pair(i) for p, i in ps.items()} for t, ps in self.prompt_intervals.items()
-            },
-            "cps_intervals": {t: pair(i) for t, i in self.cps_intervals.items()},
-            "mean_cps": self.mean_cps,
-            "mean_cps_interval": pair(self.mean_cps_interval),
-            "mean_key": self.mean_key,
-        }
-        sink = io.BytesIO()
-        arrays = {"header": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)}
-        if self.mean_cps_draws is not None:
-            arrays["mean_cps_draws"] = self.mean_cps_draws
-        np.savez(sink, **arrays)
-        return sink.getvalue()
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> RunUncertainty:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            header = json.loads(npz["header"].tobytes())
-            draws = npz.get("mean_cps_draws")
-        level = float(header["level"])
-
-        def interval(pair: list[float] | None) -> Interval | None:
-            return None if pair is None else Interval(float(pair[0]), float(pair[1]), level)
-
-        return cls(
-            level=level,
-            prompt_intervals=MappingProxyType(
-                {
-                    t: MappingProxyType({p: interval(i) for p, i in ps.items()})  # type: ignore[misc]
-                    for t, ps in header["prompt_intervals"].items()
-                }
-            ),
-            cps_intervals=MappingProxyType({t: interval(i) for t, i in header["cps_intervals"].items()}),  # type: ignore[misc]
-            mean_cps=header["mean_cps"],
-            mean_cps_interval=interval(header["mean_cps_interval"]),
-            mean_cps_draws=draws,
-            mean_key=header["mean_key"],
-        )
-
-
-def uncertainties(
-    runs: Iterable[RunItems | None],
-    kinds: MetricKinds,
-    task_ids: Sequence[str],
-    config: BootstrapConfig = DEFAULT_CONFIG,
-    cache: DrawCache | None = None,
-    *,
-    chunk: int = 100,
-) -> list[RunUncertainty | None]:
-    """:class:`RunUncertainty` per run (``None`` for a run without per-item data).
-
-    Runs are bootstrapped ``chunk`` at a time (a :class:`RunBootstrap` holds ``(P + 1)·B``
-    floats per task, a :class:`RunUncertainty` only ``B``), sharing ``cache``'s draws.
-    """
-    cache = cache or DrawCache()
-    runs = list(runs)
-    present = [run for run in runs if run is not None and run.tasks]
-    kept: list[RunUncertainty] = []
-    for start in range(0, len(present), chunk):
-        boots = bootstrap_runs(present[start : start + chunk], kinds, config, cache)
-        kept += [RunUncertainty.of(boot, task_ids) for boot in boots]
-    found = iter(kept)
-    return [next(found) if run is not None and run.tasks else None for run in runs]
+    return float((norm.ppf(1.0 - alpha / 2.0) + norm.ppf(power)) * se_difference)

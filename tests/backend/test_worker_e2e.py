@@ -22,7 +22,7 @@ from backend.tracks.evalita.data import SAMPLE_DATA_DIR
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, utc_now
 from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
-from leaderboard.core.uncertainty import bootstrap_run
+from leaderboard.tracks.evalita.cps_intervals import cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind
 from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, cps_figure, prompt_figure
@@ -106,7 +106,7 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
     assert items.tasks["ner"].parts == ("adg", "fic", "wn") and items.tasks["te"].n_items == 2
     uncertainty = results.uncertainty
     assert uncertainty is not None and (uncertainty.seed, uncertainty.n_resamples) == (20250621, 1000)
-    boot = bootstrap_run(items, EVALITA_KINDS)
+    boot = cps_run(items, EVALITA_KINDS)
     for task in SUITE:
         assert uncertainty.interval(cps_figure(task.id)) is not None
         points = dict(zip(boot.tasks[task.id].prompts, boot.tasks[task.id].prompt_scores, strict=True))

@@ -11,14 +11,18 @@ from leaderboard.core.uncertainty import (
     DEFAULT_CONFIG,
     BootstrapConfig,
     DrawCache,
-    RunUncertainty,
-    bootstrap_run,
     bootstrap_task,
-    bootstrap_task_group,
-    cps_of,
-    uncertainties,
+    make_draws,
 )
 from leaderboard.tracks.evalita import metrics as scoring
+from leaderboard.tracks.evalita.cps_intervals import (
+    RunUncertainty,
+    cps_run,
+    cps_task,
+    cps_task_group,
+    reflected_cps_draws,
+    uncertainties,
+)
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite, pair_stats
@@ -46,21 +50,40 @@ def suite() -> SyntheticSuite:
 
 def test_point_estimates_are_the_published_scores(suite):
     run = suite.run(1, 0.6)
-    boot = bootstrap_run(run, EVALITA_KINDS)
+    boot = cps_run(run, EVALITA_KINDS)
     task_cps = {}
     for task in SUITE:
         tb = boot.tasks[task.id]
         published = scoring.score_task(task, dict(zip(tb.prompts, tb.prompt_scores.tolist(), strict=True)))
         assert tb.cps == published.cps
         task_cps[task.id] = tb.cps
-    point, draws, _ = boot.mean_cps(TASK_IDS)
-    assert point == scoring.overall_score(task_cps).avg_cps
-    assert draws.shape == (DEFAULT_CONFIG.n_resamples,)
+    mean = boot.mean_cps(TASK_IDS)
+    assert mean.point == scoring.overall_score(task_cps).avg_cps
+    assert mean.reflected.shape == mean.tie_aware.shape == (DEFAULT_CONFIG.n_resamples,)
 
 
-def test_resampled_cps_is_recomputed_from_the_resampled_prompt_scores(suite):
-    tb = bootstrap_run(suite.run(2, 0.5), EVALITA_KINDS).tasks["sa"]
-    np.testing.assert_array_equal(tb.cps_draws, cps_of(tb.prompt_draws.T))
+def test_resampled_cps_is_recomputed_from_the_resampled_prompt_scores_and_reflected(suite):
+    tb = cps_run(suite.run(2, 0.5), EVALITA_KINDS).tasks["sa"]
+    plain = scoring.cps_formula(tb.prompt_draws.max(axis=0), tb.prompt_draws.mean(axis=0))
+    np.testing.assert_allclose(tb.reflected, 2 * tb.cps - plain, rtol=0, atol=1e-12)
+
+
+def test_the_tie_aware_draws_equal_the_reflected_ones_when_the_prompts_are_far_apart():
+    # Gaps of 10 points against a spread of about 1: nothing to shrink, the same draws.
+    rng = np.random.default_rng(3)
+    points = np.array([0.4, 0.5, 0.6, 0.7])
+    draws = points + 0.01 * rng.standard_normal((1000, 4))
+    _, reflected, tie_aware = reflected_cps_draws(points, draws)
+    np.testing.assert_allclose(tie_aware, reflected, atol=1e-12)
+
+
+def test_the_tie_aware_draws_sit_lower_when_the_prompts_tie():
+    # Six prompts within noise of each other: the tie-aware centring removes a tie's bias.
+    rng = np.random.default_rng(4)
+    points = 0.6 + 0.005 * rng.standard_normal(6)
+    draws = points + 0.02 * rng.standard_normal((1000, 6))
+    _, reflected, tie_aware = reflected_cps_draws(points, draws)
+    assert tie_aware.mean() < reflected.mean() - 0.001
 
 
 def test_runs_on_the_same_items_get_the_same_draws_and_other_items_other_draws():
@@ -92,7 +115,7 @@ def test_the_items_order_in_the_input_does_not_change_the_draws():
         bootstrap_task(build(stats), EVALITA_KINDS),
         bootstrap_task(build(shuffled), EVALITA_KINDS),
     )
-    np.testing.assert_array_equal(first.cps_draws, second.cps_draws)
+    np.testing.assert_array_equal(first.prompt_draws, second.prompt_draws)
 
 
 def test_identical_answers_give_identical_resampled_scores(suite):
@@ -103,9 +126,9 @@ def test_identical_answers_give_identical_resampled_scores(suite):
     # Bit-identical for counts; real-valued statistics (ROUGE, LS) summed by BLAS may differ
     # in the last bit with their column's place in the batched product.
     np.testing.assert_allclose(a.mean_cps_draws, b.mean_cps_draws, rtol=1e-14, atol=0)
-    boot = bootstrap_run(run, EVALITA_KINDS)
+    boot = cps_run(run, EVALITA_KINDS)
     np.testing.assert_array_equal(
-        boot.tasks["sa"].cps_draws, bootstrap_run(twin, EVALITA_KINDS).tasks["sa"].cps_draws
+        boot.tasks["sa"].reflected, cps_run(twin, EVALITA_KINDS).tasks["sa"].reflected
     )
 
 
@@ -115,10 +138,10 @@ def test_prompts_stay_paired_on_each_resample():
     # unpaired bootstrap would do) makes MaxP − AvgP > 0 on almost every resample instead.
     rng = np.random.default_rng(1)
     correct = rng.random((300, 1)) < 0.6
-    same = bootstrap_task(accuracy_items(np.repeat(correct, 6, axis=1)), EVALITA_KINDS)
+    same = cps_task(accuracy_items(np.repeat(correct, 6, axis=1)), EVALITA_KINDS)
     assert (same.prompt_draws == same.prompt_draws[0]).all()
-    np.testing.assert_allclose(same.cps_draws, same.prompt_draws[0], rtol=1e-15)  # AvgP of equal scores
-    assert same.cps_interval() == same.prompt_interval("p1")
+    # AvgP of equal scores: the CPS's draws are the prompt's, reflected.
+    np.testing.assert_allclose(same.reflected, 2 * same.cps - same.prompt_draws[0], atol=1e-12)
     alone = [
         bootstrap_task(accuracy_items(correct.astype(float), task=f"prompt{p}"), EVALITA_KINDS)
         for p in range(6)
@@ -147,7 +170,7 @@ def test_a_run_without_per_item_data_has_no_interval(suite):
     assert none is None
     assert with_all.mean_cps_interval is not None
     assert without_sum.mean_cps is None and without_sum.mean_cps_interval is None
-    assert without_sum.mean_cps_draws is None
+    assert without_sum.mean_cps_draws is None and without_sum.mean_cps_tie_draws is None
     assert "sum" not in without_sum.cps_intervals and "sa" in without_sum.cps_intervals
     assert uncertainties([RunItems("evalita", {})], EVALITA_KINDS, TASK_IDS) == [None]
 
@@ -163,6 +186,39 @@ def test_run_uncertainty_survives_bytes(suite):
         kept.mean_key,
     )
     np.testing.assert_array_equal(back.mean_cps_draws, kept.mean_cps_draws)
+    np.testing.assert_array_equal(back.mean_cps_tie_draws, kept.mean_cps_tie_draws)
+
+
+def test_clusters_are_drawn_whole_and_within_their_part():
+    labels = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2, 3])
+    draws = make_draws(DEFAULT_CONFIG, "clustered", [10], [labels])
+    weights = draws.weights
+    for cluster in range(4):
+        members = np.flatnonzero(labels == cluster)
+        # Every item of a cluster is drawn as often as the others of its cluster.
+        assert (weights[:, members] == weights[:, members[:1]]).all()
+    # Four clusters drawn per resample, so the items drawn vary with the clusters' sizes.
+    assert len(set(weights.sum(axis=1).tolist())) > 1
+    assert ((draws.indices >= 0) & (draws.indices <= 10)).all()
+
+
+def test_a_clustered_interval_is_wider_when_clusters_move_together():
+    # 40 clusters of 10 items whose accuracy moves with the cluster: resampling items alone
+    # treats 400 items as independent and gives an interval far too narrow.
+    rng = np.random.default_rng(21)
+    cluster_effect = np.repeat(rng.standard_normal(40), 10)
+    correct = (cluster_effect[:, None] + 0.5 * rng.standard_normal((400, 1))) > 0
+    from leaderboard.core.items import ItemId
+
+    per_item = {ItemId("", i): [float(correct[i, 0])] for i in range(400)}
+    plain = TaskItems.build("te", "mean", {"p1": per_item})
+    clustered = TaskItems.build(
+        "te", "mean", {"p1": per_item}, clusters={ItemId("", i): f"c{i // 10}" for i in range(400)}
+    )
+    assert plain.fingerprint != clustered.fingerprint
+    narrow = bootstrap_task(plain, EVALITA_KINDS).prompt_interval("p1")
+    wide = bootstrap_task(clustered, EVALITA_KINDS).prompt_interval("p1")
+    assert (wide.high - wide.low) > 2 * (narrow.high - narrow.low)
 
 
 # --------------------------------------------------------------------------- coverage
@@ -173,14 +229,14 @@ def coverage(datasets: list[TaskItems], truth_prompt: float, truth_cps: float) -
     draws = DrawCache().get(DEFAULT_CONFIG, datasets[0])  # same item ids: the same draws
     results = []
     for start in range(0, len(datasets), 250):
-        results += bootstrap_task_group(datasets[start : start + 250], draws, EVALITA_KINDS)
+        results += cps_task_group(datasets[start : start + 250], draws, EVALITA_KINDS)
     prompt = np.mean([(lambda i: i.low <= truth_prompt <= i.high)(r.prompt_interval("p1")) for r in results])
     cps = np.mean([(lambda i: i.low <= truth_cps <= i.high)(r.cps_interval()) for r in results])
     return float(prompt), float(cps)
 
 
 def true_cps(scores: np.ndarray) -> float:
-    return float(cps_of(np.asarray(scores, dtype=np.float64)))
+    return float(scoring.cps_formula(np.max(scores), np.mean(scores)))
 
 
 def test_accuracy_and_cps_intervals_cover_the_truth_at_their_nominal_rate():

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard.core.compare import Verdict, compare_runs
 from leaderboard.core.items import ItemId, RunItems, TaskItems
-from leaderboard.core.uncertainty import DrawCache, bootstrap_task
+from leaderboard.core.uncertainty import DrawCache
+from leaderboard.tracks.evalita.compare import Verdict, compare_runs
+from leaderboard.tracks.evalita.cps_intervals import cps_task
 from leaderboard.tracks.evalita.definition import TASK_IDS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 from tests.support.synthetic.items import SMALL_SIZES, SyntheticSuite
@@ -93,7 +94,7 @@ def test_runs_are_compared_on_the_items_they_share():
     (task,) = result.tasks
     assert task.n_items == 50
     shared_a = a.restricted(np.arange(100) >= 50)
-    assert task.cps_a == bootstrap_task(shared_a, EVALITA_KINDS, cache=cache).cps
+    assert task.cps_a == cps_task(shared_a, EVALITA_KINDS, cache=cache).cps
 
 
 def test_a_task_without_per_item_data_on_one_side_is_not_compared(runs):

@@ -13,12 +13,14 @@ from eval_queue.errors import MalformedFileError
 from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
 from leaderboard.core.schema import ModelInfo
 from leaderboard.core.summary import UncertaintySummary, decode_draws, encode_draws
-from leaderboard.core.uncertainty import DEFAULT_CONFIG, RunUncertainty, bootstrap_run
+from leaderboard.core.uncertainty import DEFAULT_CONFIG
+from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION, RunUncertainty, cps_run
 from leaderboard.tracks.evalita.definition import TASK_IDS, TASKS
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.evalita.uncertainty import (
     EVALITA_KINDS,
     MEAN_CPS_FIGURE,
+    MEAN_CPS_TIE_FIGURE,
     cps_figure,
     evalita_summary,
     prompt_figure,
@@ -50,7 +52,7 @@ def _results(boot, summary: UncertaintySummary | None) -> ResultsFile:
 
 
 def test_the_block_holds_every_interval_and_the_mean_cps_draws_paired_by_key(run):
-    boot = bootstrap_run(run, EVALITA_KINDS)
+    boot = cps_run(run, EVALITA_KINDS)
     kept = RunUncertainty.of(boot, TASK_IDS)
     summary = summary_of(kept, DEFAULT_CONFIG)
     assert (summary.seed, summary.n_resamples, summary.level) == (20250621, 1000, 0.95)
@@ -61,16 +63,19 @@ def test_the_block_holds_every_interval_and_the_mean_cps_draws_paired_by_key(run
     assert draws.key == kept.mean_key
     # Kept as float32: within float32's precision of the computed draws.
     np.testing.assert_allclose(draws.values(), kept.mean_cps_draws, rtol=1e-6)
+    tie = summary.draws[MEAN_CPS_TIE_FIGURE]
+    assert tie.key == kept.mean_key and METHOD_VERSION in summary.method
+    np.testing.assert_allclose(tie.values(), kept.mean_cps_tie_draws, rtol=1e-6)
     assert len(summary.intervals) == sum(len(t.prompts) for t in TASKS.values()) + len(TASKS) + 1
 
 
 def test_a_results_file_keeps_the_block_through_its_json(run):
-    boot = bootstrap_run(run, EVALITA_KINDS)
+    boot = cps_run(run, EVALITA_KINDS)
     summary = summary_of(RunUncertainty.of(boot, TASK_IDS), DEFAULT_CONFIG)
     data = _results(boot, summary).to_json()
     back = ResultsFile.from_json(data, "x.json")
     assert back.uncertainty == summary
-    assert len(data) < 20_000  # the draws are about 5 KB of base64
+    assert len(data) < 25_000  # the two draw sets are about 5 KB of base64 each
     # Without per-item data the file says nothing of intervals (as every older file).
     assert b"uncertainty" not in _results(boot, None).to_json()
 
@@ -85,7 +90,7 @@ def test_a_results_file_keeps_the_block_through_its_json(run):
     ],
 )
 def test_a_broken_block_makes_the_file_malformed_never_a_made_up_interval(run, change, reason):
-    boot = bootstrap_run(run, EVALITA_KINDS)
+    boot = cps_run(run, EVALITA_KINDS)
     raw = json.loads(_results(boot, summary_of(RunUncertainty.of(boot, TASK_IDS), DEFAULT_CONFIG)).to_json())
     change(raw["uncertainty"])
     with pytest.raises(MalformedFileError) as caught:
@@ -99,7 +104,7 @@ def test_draws_survive_their_encoding_as_float32():
 
 
 def test_intervals_are_refused_when_the_items_do_not_reproduce_the_published_scores(run):
-    boot = bootstrap_run(run, EVALITA_KINDS)
+    boot = cps_run(run, EVALITA_KINDS)
     published = {
         t: dict(zip(b.prompts, map(float, b.prompt_scores), strict=True)) for t, b in boot.tasks.items()
     }

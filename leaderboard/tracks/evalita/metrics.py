@@ -16,9 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
+from typing import TypeVar
 
 from leaderboard.core.numbers import Score
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind, TaskSpec
+
+#: A score or an array of resampled scores (numpy): the formulas below take either.
+T = TypeVar("T")
 
 
 def min_performance(scores: Sequence[float]) -> Score:
@@ -40,13 +44,22 @@ def saturation(maxp: Score, avgp: Score) -> Score:
     """Sat (eq. 6, 7) = 1 − (MaxP − AvgP): 1 when every prompt (or model) scores alike."""
     if maxp is None or avgp is None:
         return None
-    return 1.0 - (maxp - avgp)
+    return sat_formula(maxp, avgp)
+
+
+def sat_formula(maxp: T, avgp: T) -> T:
+    """Sat = 1 − (MaxP − AvgP) on numbers or arrays (resampled values): the one formula."""
+    return 1.0 - (maxp - avgp)  # type: ignore[return-value, operator]
+
+
+def cps_formula(maxp: T, avgp: T) -> T:
+    """CPS = Sat · MaxP on numbers or arrays (resampled values): the one formula."""
+    return sat_formula(maxp, avgp) * maxp  # type: ignore[return-value, operator]
 
 
 def combined_performance(maxp: Score, avgp: Score) -> Score:
     """CPS (eq. 8, 9) = Sat · MaxP."""
-    sat = saturation(maxp, avgp)
-    return None if sat is None or maxp is None else sat * maxp
+    return None if maxp is None or avgp is None else cps_formula(maxp, avgp)
 
 
 @dataclass(frozen=True)

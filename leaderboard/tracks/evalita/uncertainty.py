@@ -52,16 +52,9 @@ from leaderboard.core.metric_kinds import (
     per_label_f1,
     sequential_sum,
 )
-from leaderboard.core.summary import UncertaintySummary, figure_path
-from leaderboard.core.uncertainty import (
-    DEFAULT_CONFIG,
-    BootstrapConfig,
-    DrawCache,
-    Interval,
-    RunBootstrap,
-    RunUncertainty,
-    bootstrap_run,
-)
+from leaderboard.core.summary import METHOD, UncertaintySummary, figure_path
+from leaderboard.core.uncertainty import DEFAULT_CONFIG, BootstrapConfig, DrawCache, Interval
+from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION, RunCPS, RunUncertainty, cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TRACK, TaskSpec
 
 # --------------------------------------------------------------------------- Evalita's own aggregations
@@ -199,6 +192,9 @@ class EvalitaMetric:
     harness_aggregation: str
     labels: tuple[str, ...]
     stats: Callable[[Any], list[float]]
+    #: The field of the harness's doc that groups items which are not independent (resampled
+    #: together: ``leaderboard.core.uncertainty``), ``None`` when the items are independent.
+    cluster_field: str | None = None
 
 
 _NER_LABELS = ("PER", "LOC", "ORG", "O")  # utils.NER_MAPPING
@@ -206,13 +202,14 @@ _SA_LABELS = ("positivo", "negativo", "neutrale", "misto")
 
 EVALITA_METRICS: Mapping[str, EvalitaMetric] = MappingProxyType(
     {
-        "wic": EvalitaMetric(F1_BINARY, "f1", "f1", ("0", "1"), _binary_stats),
+        # WiC: the pairs of one lemma share its senses; LS: the contexts of one target word.
+        "wic": EvalitaMetric(F1_BINARY, "f1", "f1", ("0", "1"), _binary_stats, "lemma"),
         "te": EvalitaMetric(MEAN, "acc", "mean", (), _value_stats),
         "sa": EvalitaMetric(SA, "f1", "metrics._aggreg_sa", _SA_LABELS, _sa_stats),
         "hs": EvalitaMetric(F1_BINARY, "f1", "f1", ("0", "1"), _binary_stats),
         "faq": EvalitaMetric(MEAN, "acc", "mean", (), _value_stats),
         "at": EvalitaMetric(MEAN, "acc", "mean", (), _value_stats),
-        "ls": EvalitaMetric(LS, "f1", "metrics._aggreg_ls", (), _ls_stats),
+        "ls": EvalitaMetric(LS, "f1", "metrics._aggreg_ls", (), _ls_stats, "lexelt"),
         "ner": EvalitaMetric(NER, "f1", "metrics._aggreg_ner", _NER_LABELS, _label_lists_stats(4)),
         "re": EvalitaMetric(F1_MACRO, "f1", "metrics._aggreg_rel", ("0", "1"), _label_lists_stats(2)),
         "sum": EvalitaMetric(MEAN, "rouge1", "mean", (), _value_stats),
@@ -231,6 +228,7 @@ def evalita_task_items(
     """
     metric = EVALITA_METRICS[task.id]
     per_prompt: dict[str, dict[ItemId, list[float]]] = {}
+    clusters: dict[ItemId, str] | None = {} if metric.cluster_field else None
     parts: list[str] = []
     for prompt in task.prompts:
         items: dict[ItemId, list[float]] = {}
@@ -251,8 +249,24 @@ def evalita_task_items(
                     items[key] = metric.stats(record[metric.sample_key])
                 except ValueError as exc:
                     raise ValueError(f"{harness.name} doc {key.doc_id}: {exc}") from None
+                if clusters is not None and metric.cluster_field is not None:
+                    cluster = _cluster_of(record, metric.cluster_field)
+                    # A record without its doc (an older run's) leaves the task unclustered.
+                    if cluster is None:
+                        clusters = None
+                    else:
+                        clusters[key] = cluster
         per_prompt[prompt.id] = items
-    return TaskItems.build(task.id, metric.kind.name, per_prompt, labels=metric.labels, parts=parts)
+    return TaskItems.build(
+        task.id, metric.kind.name, per_prompt, labels=metric.labels, parts=parts, clusters=clusters
+    )
+
+
+def _cluster_of(record: Mapping[str, Any], field: str) -> str | None:
+    """The record's cluster: its doc's ``field`` (``None`` when the record keeps no doc)."""
+    doc = record.get("doc")
+    value = doc.get(field) if isinstance(doc, Mapping) else None
+    return None if value is None else str(value)
 
 
 def evalita_run_items(
@@ -283,6 +297,10 @@ def cps_figure(task_id: str) -> str:
     return figure_path("tasks", task_id, "cps")
 
 
+#: The second draw set of the mean CPS (its tie-aware centring: ``cps_intervals``).
+MEAN_CPS_TIE_FIGURE = "mean_cps/tie_aware"
+
+
 def summary_of(kept: RunUncertainty, config: BootstrapConfig) -> UncertaintySummary:
     """The ``uncertainty`` block of a run from its kept intervals (and the mean CPS's draws)."""
     intervals: dict[str, Interval] = {}
@@ -291,14 +309,20 @@ def summary_of(kept: RunUncertainty, config: BootstrapConfig) -> UncertaintySumm
             intervals[prompt_figure(task_id, prompt_id)] = interval
         intervals[cps_figure(task_id)] = kept.cps_intervals[task_id]
     draws = {}
-    if kept.mean_cps_interval is not None and kept.mean_cps_draws is not None and kept.mean_key:
+    if (
+        kept.mean_cps_interval is not None
+        and kept.mean_cps_draws is not None
+        and kept.mean_cps_tie_draws is not None
+        and kept.mean_key
+    ):
         intervals[MEAN_CPS_FIGURE] = kept.mean_cps_interval
         draws[MEAN_CPS_FIGURE] = (kept.mean_key, kept.mean_cps_draws)
-    return UncertaintySummary.build(config, intervals, draws)
+        draws[MEAN_CPS_TIE_FIGURE] = (kept.mean_key, kept.mean_cps_tie_draws)
+    return UncertaintySummary.build(config, intervals, draws, method=f"{METHOD} ({METHOD_VERSION})")
 
 
 def published_mismatches(
-    boot: RunBootstrap, published: Mapping[str, Mapping[str, float | None]], tolerance: float = 1e-9
+    boot: RunCPS, published: Mapping[str, Mapping[str, float | None]], tolerance: float = 1e-9
 ) -> list[str]:
     """Where the per-item data do not reproduce the published prompt scores (empty: they all do).
 
@@ -327,7 +351,7 @@ def evalita_summary(
     per-item data do not reproduce the published score: an interval around another number
     would be a made-up one.
     """
-    boot = bootstrap_run(run, EVALITA_KINDS, config, cache)
+    boot = cps_run(run, EVALITA_KINDS, config, cache)
     if published is not None and (problems := published_mismatches(boot, published)):
         shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
         raise ValueError(f"the per-item data do not reproduce the published scores: {shown}")

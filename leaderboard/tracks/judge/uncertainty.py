@@ -6,10 +6,13 @@ The judge track's half of the uncertainty engine: it uses the generic draws of
 ``leaderboard.core.tiers``.  A judge's results file carries its per-item scores, so the app
 computes these from it (once per file, :func:`judge_figures`).  Pure.
 
-* **Units**: the annotated items of one criterion (``JudgedScore.item``), resampled with
-  replacement; draws fixed by (seed, criterion, item ids), so every judge of the same annotated
-  set gets the same resamples and comparisons between judges are paired.  "Overall" (all
-  criteria pooled, as Table 1) resamples (item, criterion) pairs.
+* **Units**: the annotated items of one criterion (``JudgedScore.item``, a summary
+  ``<doc_id>/<summary_id>``); "overall" (all criteria pooled, as Table 1) pools (item,
+  criterion) pairs.  **Documents are the clusters**: the summaries of one document share its
+  text, and each summary appears under all five criteria, so a resample draws documents with
+  replacement and keeps every (summary, criterion) of each (the one-stage cluster bootstrap).
+  Draws are fixed by (seed, criterion, item ids), so every judge of the same annotated set
+  gets the same resamples and comparisons between judges are paired.
 * **Per resample**, as the published figures: over the resampled items the judge *scored*
   (an unparsed answer never becomes a score), ρ = Pearson correlation of the average ranks
   (``scipy.stats.rankdata(axis=1, nan_policy="omit")``: what ``spearmanr`` computes, ties and
@@ -112,11 +115,13 @@ def judge_figures(
         raise ValueError(f"{judge}: an item appears twice for {criterion}")
     published = agreement((s.human, s.judge) for s in chosen)
     fingerprint = hashlib.blake2b(
-        json.dumps(["judge", criterion, units]).encode(), digest_size=16
+        json.dumps(["judge", "documents", criterion, units]).encode(), digest_size=16
     ).hexdigest()
-    draws = make_draws(config, fingerprint, [len(units)] if units else [])
-    human = np.array([float(s.human) for s in chosen])
-    given = np.array([np.nan if s.judge is None else float(s.judge) for s in chosen])
+    documents = np.array([s.item.split("/", 1)[0] for s in chosen])
+    draws = make_draws(config, fingerprint, [len(units)] if units else [], [documents] if units else None)
+    # One missing unit at position n: where a cluster resample is padded (Draws.indices).
+    human = np.array([*(float(s.human) for s in chosen), np.nan])
+    given = np.array([*(np.nan if s.judge is None else float(s.judge) for s in chosen), np.nan])
     if units:
         h, j = human[draws.indices], given[draws.indices]
         rho_draws = resampled_spearman(h, j)
@@ -176,9 +181,11 @@ def standings_of(figures: Sequence[JudgeFigures], alpha: float = DEFAULT_ALPHA) 
     others = [f for f in rated if f is not best and f.draws_key == best.draws_key]
     p = []
     for f in others:
-        diff = best.rho_draws - f.rho_draws
-        diff = diff[np.isfinite(diff)]
-        p.append(paired_p_value(best.rho - f.rho, diff) if diff.size > 1 else 0.0)  # type: ignore[operator]
+        finite = np.isfinite(best.rho_draws) & np.isfinite(f.rho_draws)
+        # Reflected draws (2ρ̂ − ρ*): their mean is the bias-corrected ρ the test centres on.
+        a = 2.0 * best.rho - best.rho_draws[finite]  # type: ignore[operator]
+        b = 2.0 * f.rho - f.rho_draws[finite]  # type: ignore[operator]
+        p.append(paired_p_value(a, b) if finite.sum() > 1 else 0.0)
     adjusted = dict(zip((f.judge for f in others), holm(np.array(p)), strict=True))
     out = []
     for f in figures:

@@ -7,8 +7,13 @@ Every figure of the track's table is a ``mean`` over a harness task's questions 
 YAMLs aggregate ``em``, ``meteor``, ``meteor_it``, ``acc`` and ``unparsed`` with ``mean``), so a
 harness task ``indaqa2_<set>_<oe|mc>_<setting>`` is one :class:`TaskItems` whose *prompt* axis
 holds its metrics — all computed on the same questions, so resampled together — with one
-statistic per question, ``[value]``.  The intervals are those of each metric's resampled mean
-(questions resampled with replacement; draws fixed by seed, task and question ids).
+statistic per question, ``[value]``.  The intervals are those of each metric's resampled mean.
+
+**Books are the clusters**: INDAQA2 asks 38–117 questions about each book (paper, Table 1), and
+a model that misreads a book misses many of them, so the questions are not independent.  A
+resample draws books with replacement and keeps every question of each
+(``TaskItems.clusters``; draws fixed by seed, task, question ids and books); a run whose
+records keep no ``book_id`` falls back to questions.
 """
 
 from __future__ import annotations
@@ -43,8 +48,16 @@ def long_context_task_items(task: HarnessTask, records: Sequence[Mapping[str, An
         return None
     metrics = [m.value for m in metrics_for(task.kind)]
     per_metric: dict[str, dict[ItemId, list[float]]] = {m: {} for m in metrics}
+    books: dict[ItemId, str] | None = {}
     for record in records:
         key = ItemId(NO_PART, int(record["doc_id"]))
+        doc = record.get("doc")
+        book = doc.get("book_id") if isinstance(doc, Mapping) else None
+        if books is not None:
+            if book is None:
+                books = None  # an older run's records: questions resampled one by one
+            else:
+                books[key] = str(book)
         if key in per_metric[metrics[0]]:
             raise ValueError(f"{task.name}: doc_id {key.doc_id} appears twice")
         for metric in metrics:
@@ -52,7 +65,7 @@ def long_context_task_items(task: HarnessTask, records: Sequence[Mapping[str, An
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"{task.name} doc {key.doc_id}: no {metric} value")
             per_metric[metric][key] = [float(value)]
-    return TaskItems.build(task.name, MEAN.name, per_metric)
+    return TaskItems.build(task.name, MEAN.name, per_metric, clusters=books)
 
 
 def long_context_run_items(samples: Mapping[str, Sequence[Mapping[str, Any]]]) -> RunItems:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from leaderboard.core.items import ITEMS_FILE_NAME, items_to_parquet
 from leaderboard.core.schema import ModelInfo, RunInfo, details_dir, results_file_path
-from leaderboard.core.uncertainty import DEFAULT_CONFIG, DrawCache, RunUncertainty, bootstrap_run
+from leaderboard.core.uncertainty import DEFAULT_CONFIG, DrawCache
+from leaderboard.tracks.evalita.cps_intervals import RunUncertainty, cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, summary_of
@@ -52,7 +53,7 @@ def write_synthetic_results(
         params = round(rng.choice([0.5, 1.1, 3.0, 7.2, 8.0, 13.0, 34.0, 70.0]) * rng.uniform(0.9, 1.1), 2)
         for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
             items = suite.run(10 * i + k, skill)
-            boot = bootstrap_run(items, EVALITA_KINDS, cache=cache)
+            boot = cps_run(items, EVALITA_KINDS, cache=cache)
             tasks = {
                 task.id: TaskResult(
                     metric=task.metric,

@@ -27,7 +27,7 @@ from leaderboard.tracks.evalita.metrics import (
     prompt_summary,
     score_task,
 )
-from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, cps_figure
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE, cps_figure
 
 
 def task_column(task_id: str, aggregate: Aggregate) -> str:
@@ -189,14 +189,16 @@ def setting_tiers(
     for key, score in zip(keys, scores, strict=True):
         summary = uncertainty.get(key)
         kept = summary.draws.get(MEAN_CPS_FIGURE) if summary is not None else None
-        if kept is not None and score is not None:
-            draws[key] = kept
+        tie = summary.draws.get(MEAN_CPS_TIE_FIGURE) if summary is not None else None
+        # A block without the tie-aware draws predates the calibrated method: not paired.
+        if kept is not None and tie is not None and score is not None:
+            draws[key] = (kept, tie)
     if not draws:
         return [None] * len(keys)
-    common, _ = Counter(kept.key for kept in draws.values()).most_common(1)[0]
+    common, _ = Counter(kept.key for kept, _ in draws.values()).most_common(1)[0]
     entries = [
-        TierEntry(str(i), score, draws[key].values(), common)
-        if key in draws and draws[key].key == common
+        TierEntry(str(i), score, draws[key][0].values(), common, draws[key][1].values())
+        if key in draws and draws[key][0].key == common
         else TierEntry(str(i), None)
         for i, (key, score) in enumerate(zip(keys, scores, strict=True))
     ]

@@ -4,7 +4,7 @@ Per task: ΔCPS = CPS(A) − CPS(B) on the items (and prompts) both runs answere
 and p-value from the paired bootstrap (the same resamples for both runs), the p-value
 Holm-adjusted over the tasks compared, a verdict per task, and the items on which the two runs'
 answers differ; then one line: "A better on 3 tasks, no difference on 6, B better on 1"
-(:func:`leaderboard.core.compare.compare_runs`).  A run without a per-item file cannot be
+(:func:`leaderboard.tracks.evalita.compare.compare_runs`).  A run without a per-item file cannot be
 compared (no interval is ever made up): the view says so.
 
 The per-item files are read from the details store (``<details_path>/items.parquet``) through
@@ -23,13 +23,13 @@ import pandas as pd
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.storage.base import Storage
 from eval_queue.vocabulary import RunRef
-from leaderboard.core.compare import Comparison, TaskComparison, Verdict, compare_runs
 from leaderboard.core.items import ITEMS_FILE_NAME, RunItems, items_from_parquet
 from leaderboard.core.numbers import percent
 from leaderboard.core.uncertainty import DrawCache
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import task_label
 from leaderboard.tracks.evalita.app.views.ranking import top_runs
+from leaderboard.tracks.evalita.compare import Comparison, TaskComparison, Verdict, compare_runs
 from leaderboard.tracks.evalita.definition import TASK_IDS, TASKS
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS
 from leaderboard.views.common import _of_run, md_text

@@ -3,11 +3,13 @@ they disagree, and a one-line verdict.  Pure: per-item data in, a frozen result 
 
 Per task, both runs are scored on the items (and prompts) they **share**, with the same
 resamples (the draws of that item set: ``leaderboard.core.uncertainty``), so ΔCPS per resample
-is a paired difference.  Its interval is the percentile interval; its p-value the paired
-normal test of ``leaderboard.core.tiers`` (bootstrap standard error of the difference).  The
-tasks' p-values are Holm-adjusted over the tasks compared; a task's verdict is "A better" or
-"B better" when its adjusted p-value is ≤ ``alpha``, else "no difference".  With every
-requested task compared, the mean CPS gets the same treatment (its own test, not adjusted).
+is a paired difference.  Each run's CPS has two reflected draw sets (the plain and the
+tie-aware centring: ``leaderboard.tracks.evalita.cps_intervals``); ΔCPS's interval is the union
+of the four pairings' percentile intervals, and its p-value the bias-aware paired test of
+``leaderboard.core.tiers`` (different only if every centring says so).  The tasks' p-values
+are Holm-adjusted over the tasks compared; a task's verdict is "A better" or "B better" when
+its adjusted p-value is ≤ ``alpha``, else "no difference".  With every requested task
+compared, the mean CPS gets the same treatment (its own test, not adjusted).
 """
 
 from __future__ import annotations
@@ -18,18 +20,28 @@ from enum import StrEnum
 from statistics import fmean
 
 import numpy as np
+from numpy.typing import NDArray
 
 from leaderboard.core.items import ItemId, RunItems, TaskItems
 from leaderboard.core.metric_kinds import MetricKinds
-from leaderboard.core.tiers import DEFAULT_ALPHA, holm, paired_p_value
+from leaderboard.core.tiers import DEFAULT_ALPHA, holm, paired_test
 from leaderboard.core.uncertainty import (
     DEFAULT_CONFIG,
     BootstrapConfig,
     DrawCache,
     Interval,
-    bootstrap_task_group,
-    percentile_interval,
+    percentile_intervals,
 )
+from leaderboard.tracks.evalita.cps_intervals import cps_task_group
+
+Array = NDArray[np.float64]
+
+
+def difference_interval(a: tuple[Array, Array], b: tuple[Array, Array], level: float) -> Interval:
+    """The union of the percentile intervals of ``a_i − b_j`` over both runs' two draw sets."""
+    pairings = np.vstack([x - y for x in a for y in b])
+    found = percentile_intervals(pairings, level)
+    return Interval(min(i.low for i in found), max(i.high for i in found), level)
 
 
 class Verdict(StrEnum):
@@ -121,10 +133,11 @@ def _shared(a: TaskItems, b: TaskItems) -> tuple[TaskItems, TaskItems] | None:
     return a.restricted(keep_a, prompts), b.restricted(keep_b, prompts)
 
 
-def _verdict(delta: float, significant: bool) -> Verdict:
-    if not significant or delta == 0:
+def _verdict(sign: int, significant: bool) -> Verdict:
+    """From the test's sign (the bias-corrected difference's, which may differ from the point's)."""
+    if not significant or sign == 0:
         return Verdict.NO_DIFFERENCE
-    return Verdict.A_BETTER if delta > 0 else Verdict.B_BETTER
+    return Verdict.A_BETTER if sign > 0 else Verdict.B_BETTER
 
 
 def compare_runs(
@@ -150,15 +163,16 @@ def compare_runs(
             missing.append(task_id)
             continue
         ia, ib = pair
-        boot_a, boot_b = bootstrap_task_group([ia, ib], cache.get(config, ia), kinds)
-        delta_draws = boot_a.cps_draws - boot_b.cps_draws
+        boot_a, boot_b = cps_task_group([ia, ib], cache.get(config, ia), kinds)
+        draws = ((boot_a.reflected, boot_a.tie_aware), (boot_b.reflected, boot_b.tie_aware))
         delta = boot_a.cps - boot_b.cps
         differs = np.any(ia.stats != ib.stats, axis=-1)  # (n, P)
         disagreements = tuple(
             PromptDisagreement(prompt, ia.item_ids(differs[:, p])) for p, prompt in enumerate(ia.prompts)
         )
-        compared.append((task_id, ia.n_items, boot_a.cps, boot_b.cps, delta, delta_draws, disagreements))
-    p_values = [paired_p_value(c[4], c[5]) for c in compared]
+        compared.append((task_id, ia.n_items, boot_a.cps, boot_b.cps, delta, draws, disagreements))
+    tests = [paired_test(c[5][0][0], c[5][1][0], c[5][0][1], c[5][1][1]) for c in compared]
+    p_values = [p for p, _ in tests]
     adjusted = holm(np.array(p_values))
     tasks = tuple(
         TaskComparison(
@@ -167,22 +181,26 @@ def compare_runs(
             cps_a=cps_a,
             cps_b=cps_b,
             delta=delta,
-            interval=percentile_interval(delta_draws, config.level),
+            interval=difference_interval(*draws, config.level),
             p_value=p,
             p_holm=float(p_adj),
-            verdict=_verdict(delta, p_adj <= alpha),
+            verdict=_verdict(sign, p_adj <= alpha),
             disagreements=disagreements,
         )
-        for (task_id, n, cps_a, cps_b, delta, delta_draws, disagreements), p, p_adj in zip(
-            compared, p_values, adjusted, strict=True
+        for (task_id, n, cps_a, cps_b, delta, draws, disagreements), (p, sign), p_adj in zip(
+            compared, tests, adjusted, strict=True
         )
     )
     mean = None
     if compared and not missing:
         mean_delta = fmean(c[2] for c in compared) - fmean(c[3] for c in compared)
-        mean_draws = np.mean(np.stack([c[5] for c in compared]), axis=0)
-        p = paired_p_value(mean_delta, mean_draws)
+
+        def averaged(side: int, which: int) -> Array:
+            return np.mean(np.stack([c[5][side][which] for c in compared]), axis=0)
+
+        a_mean, b_mean = (averaged(0, 0), averaged(0, 1)), (averaged(1, 0), averaged(1, 1))
+        p, sign = paired_test(a_mean[0], b_mean[0], a_mean[1], b_mean[1])
         mean = MeanComparison(
-            mean_delta, percentile_interval(mean_draws, config.level), p, _verdict(mean_delta, p <= alpha)
+            mean_delta, difference_interval(a_mean, b_mean, config.level), p, _verdict(sign, p <= alpha)
         )
     return Comparison(a_label, b_label, tasks, tuple(missing), mean)
