@@ -368,3 +368,20 @@ def load_paper_pins(path: Path | str) -> PaperDataPins:
 def paper_pins_option(text: str) -> PaperDataPins:
     """``--judge-paper-pins FILE`` as the worker starts: read and checked once (a bad file stops it)."""
     return load_paper_pins(Path(text).expanduser())
+
+
+def paper_pins_of(examples: Path | str, annotated: str | DataSource) -> PaperDataPins:
+    """The pins of a maintainer's copies: the digests a run on them records (``local:``/``sample``).
+
+    ``examples``: the examples file (its bytes' SHA-256, as :class:`FewShotInfo`); ``annotated``:
+    the set (its items' digest, :func:`annotated_digest`).  A ``hub:`` set is read by the worker
+    only: pin it from a ``local:`` copy, or from the ``annotated.sha256`` a hub run recorded.
+    """
+    try:
+        data = Path(examples).read_bytes()
+    except OSError as err:
+        raise JudgeDataError(f"examples file {examples} cannot be read: {err.strerror or err}") from None
+    return PaperDataPins(
+        examples_sha256=hashlib.sha256(data).hexdigest(),
+        annotated_sha256=load_annotated_set(annotated).sha256,
+    )
