@@ -45,7 +45,7 @@ cat <<EOF
    Such a run is labelled sample/limited and never ranked beside full runs on the official
    data: its rank is empty ("-"); the UI lists it when non-comparable runs are shown.
    Two rows: lm-eval (what the harness computes, as in the paper's tables) and as-specified
-   (the paper's own metrics for WIC, HS, NER and SUM; the switch "Metrics" in the UI).
+   (the paper's own metrics for WIC, HS, LS, NER, RE and SUM; the switch "Metrics" in the UI).
 EOF
 
 echo "== the run's mean CPS with its 95 % interval (a paired item bootstrap of its per-item file, items.parquet)"

@@ -239,7 +239,17 @@ def test_a_full_paper_run_on_a_local_set_is_comparable_and_records_what_it_measu
     paper = _submit_judge(deployment, judge, protocol=JudgeProtocol.PAPER)
     worker = ("--once", "--worker-id", "w-paper", "--data", "sample", "--judge-data", f"local:{annotated}")
 
-    done = deployment.worker(*worker, "--judge-examples", str(examples))
+    # The maintainer pins the digests of the copies, as `python -m backend.tracks.judge.pins` prints them.
+    pins = tmp_path / "pins.json"
+    printed = subprocess.run(
+        [sys.executable, "-m", "backend.tracks.judge.pins", str(examples), f"local:{annotated}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pins.write_text(printed.stdout, encoding="utf-8")
+
+    done = deployment.worker(*worker, "--judge-examples", str(examples), "--judge-paper-pins", str(pins))
 
     assert done.returncode == 0, done.stderr[-3000:]
     finished = deployment.status(paper)
@@ -268,6 +278,8 @@ def test_a_full_paper_run_on_a_local_set_is_comparable_and_records_what_it_measu
     assert (
         generation.reasoning is False and generation.max_gen_toks == 1024
     )  # no think block: the answer's budget
+    assert body.paper_pins is not None and body.paper_pins.annotated_sha256 == digest
+    assert body.paper_pins.examples_sha256 == body.few_shot.sha256
     assert results.comparable is True and results.annotated_set == digest
     assert body.overall.n_items == 3 * len(CRITERIA)
 

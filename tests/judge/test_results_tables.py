@@ -48,6 +48,8 @@ from leaderboard.tracks.judge.schema import (
     JudgeDetail,
     JudgedRun,
     JudgeResultsFile,
+    JudgeStanding,
+    PaperDataPins,
     StatBlock,
 )
 
@@ -91,14 +93,17 @@ def _meta_file(
     finished: str = "2026-11-23T10:00:00Z",
     limit: int | None = None,
     protocol: JudgeProtocol = JudgeProtocol.PAPER,
+    examples: FewShotInfo = EXAMPLES,
+    pins: PaperDataPins | None = None,
 ) -> JudgeRun:
     """A judge's results on the 5-item set labelled ``data``, run with ``protocol`` (paper: comparable
-    on a hub or local set)."""
+    on a hub or local set, its worker holding pins equal to ``EXAMPLES`` and the set unless ``pins``)."""
     answers = answers_from_samples(_samples(judge))
     record = RunRecord(
         protocol=protocol,
-        few_shot=EXAMPLES if protocol is JudgeProtocol.PAPER else None,
+        few_shot=examples if protocol is JudgeProtocol.PAPER else None,
         annotated=AnnotatedSetInfo(name=data, sha256=set_key(data), items=len(HUMAN)),
+        paper_pins=pins or PaperDataPins(examples_sha256=EXAMPLES.sha256, annotated_sha256=set_key(data)),
     )
     results = JudgeResultsFile(
         model=ModelInfo(id=model, revision="b" * 40, precision="bfloat16"),
@@ -373,13 +378,14 @@ def test_a_judge_file_whose_body_is_another_tracks_is_malformed_in_the_store(tmp
 
 
 def _same_set(run: JudgeRun, data: str, key: str) -> JudgeRun:
-    """``run`` as if its set had been read from ``data`` with digest ``key``."""
+    """``run`` as if its set had been read from ``data`` with digest ``key`` (and pinned as the paper's)."""
     body = run.results.judge
     annotated = AnnotatedSetInfo(name=data, sha256=key, items=len(HUMAN))
+    pins = PaperDataPins(examples_sha256=EXAMPLES.sha256, annotated_sha256=key)
     results = run.results.model_copy(
         update={
             "run": run.results.run.model_copy(update={"data": data}),
-            "judge": body.model_copy(update={"annotated": annotated}),
+            "judge": body.model_copy(update={"annotated": annotated, "paper_pins": pins}),
         }
     )
     return JudgeRun(run.path.replace(".json", f"-{len(data)}.json"), results)
@@ -410,6 +416,51 @@ def test_comparable_means_the_paper_protocol_in_full_on_a_real_annotated_set(
 
     assert run.results.comparable is comparable and run.comparable is comparable
     assert (run.results.judge.protocol, run.results.annotated_set) == (protocol, set_key(data))
+    assert run.listed is comparable  # the data are the pinned ones: listed only when comparable
+
+
+INVENTED = FewShotInfo(file="my-examples.jsonl", sha256="1" * 64, examples=dict.fromkeys(CRITERIA, 2))
+
+
+@pytest.mark.parametrize(
+    ("examples", "pins", "why"),
+    [
+        (INVENTED, None, "examples made up by the maintainer, not the paper's"),
+        (EXAMPLES, PaperDataPins(examples_sha256=EXAMPLES.sha256, annotated_sha256="2" * 64), "another set"),
+        (INVENTED, PaperDataPins(examples_sha256="1" * 64, annotated_sha256="2" * 64), "neither"),
+    ],
+)
+def test_the_paper_protocol_on_data_other_than_the_pinned_is_not_comparable(
+    examples: FewShotInfo, pins: PaperDataPins | None, why: str
+) -> None:
+    run = _meta_file("org/j", HUMAN, data="local:annotazioni", examples=examples, pins=pins)
+
+    assert run.standing is JudgeStanding.PAPER_OTHER_DATA, why
+    assert not run.comparable and run.listed
+
+
+def test_a_worker_without_pins_records_none_and_its_paper_runs_are_other_data() -> None:
+    run = _meta_file("org/j", HUMAN, data="local:annotazioni")
+    raw = json.loads(run.results.to_json())
+    raw["judge"]["paper_pins"] = None
+    results = JudgeResultsFile.from_json(json.dumps(raw).encode(), run.path)
+
+    assert results.standing is JudgeStanding.PAPER_OTHER_DATA and not results.comparable
+
+
+def test_other_data_runs_are_listed_beside_the_comparable_ones_never_among_them() -> None:
+    paper = _meta_file("org/paper", {"a": 1, "b": 2, "c": 3, "d": 3, "e": 5}, data="local:set")
+    # The best ρ of all, on invented examples: listed, but after every comparable run.
+    invented = _meta_file("org/invented", HUMAN, data="local:set", examples=INVENTED)
+    project = _meta_file("org/project", HUMAN, data="local:set", protocol=JudgeProtocol.PROJECT)
+
+    table = judges_table([invented, project, paper])
+
+    assert list(table["judge"]) == ["org/paper", "org/invented"]
+    assert list(table["standing"]) == ["comparable with Table 1", "paper protocol, other data"]
+    assert table["overall_rho"].iloc[1] > table["overall_rho"].iloc[0]
+    everything = judges_table([invented, project, paper], include_noncomparable=True)
+    assert list(everything["judge"]) == ["org/paper", "org/invented", "org/project"]
 
 
 def test_a_results_file_without_protocol_or_set_reads_as_the_project_protocol_and_is_not_comparable() -> None:

@@ -113,8 +113,14 @@ def test_the_set_selector_lists_each_annotated_set_and_shows_one_at_a_time(ctx: 
     assert list(values["heatmap"].data[0].x) == ["org/elsewhere"]
 
     everything = JudgesTab().render(ctx, PageState(tab="judges", all_runs=True)).values
-    assert list(everything["table"].frame["judge"]) == ["org/good", "org/plain", "org/poor"]
-    assert list(everything["table"].frame["protocol"]) == ["paper", "project", "paper"]
+    # The comparable runs first, then (ranked apart) the project-protocol one.
+    assert list(everything["table"].frame["judge"]) == ["org/good", "org/poor", "org/plain"]
+    assert list(everything["table"].frame["protocol"]) == ["paper", "paper", "project"]
+    assert list(everything["table"].frame["standing"]) == [
+        "comparable with Table 1",
+        "comparable with Table 1",
+        "not comparable",
+    ]
     assert len(everything[SET_FIELD].options) == 3  # and the sample
 
 

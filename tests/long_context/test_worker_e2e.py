@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from backend.config import ExitCode
+from backend.tracks.long_context.data import prepare_long_context
 from eval_queue.requests import Status
 from eval_queue.settings import Settings
 from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
@@ -69,6 +70,9 @@ def test_a_long_context_request_runs_to_results_and_details_without_the_book(
         True,
         False,
     )
+    # Which data it read: the folder's files' digest (local data is not counted against the paper).
+    assert run.data_sha256 == prepare_long_context(f"local:{lib}", tmp_path / "again").revision.sha256
+    assert run.data_mismatches is None and run.data_problems
     # The paper's window rule by default: the prompt's end is kept, and recorded so.
     assert (run.kept_side, run.variants) == (KeptSide.END, ())
     assert {body.truncation.kept_side for body in results.settings.values()} == {KeptSide.END}

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.slow
 
 N_PROMPTS = sum(len(task.prompts) for task in SUITE)  # 44
 AS_SPECIFIED = METRIC_SETS[MetricSet.AS_SPECIFIED]
+SPEC = f"as-specified/{AS_SPECIFIED.version}"
 
 
 def _read(run: RealRun) -> dict:
@@ -42,11 +43,13 @@ def test_the_worker_publishes_the_as_specified_block_beside_the_harness_numbers(
     results = ResultsFile.from_json(real_run.results_file.read_bytes(), real_run.results_path)
 
     [block] = results.metric_sets
-    assert (block.name, block.version, block.computed_by) == ("as-specified", 1, "worker")
+    assert (block.name, block.version, block.computed_by) == ("as-specified", AS_SPECIFIED.version, "worker")
     assert {t: r.metric for t, r in block.tasks.items()} == {
         "wic": "f1_macro",
         "hs": "f1_macro",
+        "ls": "f1_oot_distinct",
         "ner": "f1_entity_macro",
+        "re": "f1_relations",
         "sum": "rouge1_italian",
     }
     assert block.skipped == {}
@@ -62,12 +65,14 @@ def test_rescore_restores_every_published_upstream_number_exactly(real_run: Real
     done = real_run.rescore("--all")
 
     assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{real_run.results_path}: checked: lm-eval/1 checked" in done.stdout
     assert f"lm-eval/1 checked: {N_PROMPTS} of {N_PROMPTS} prompt scores identical" in done.stdout
-    assert "as-specified/1 written (wic, hs, ner, sum)" in done.stdout
+    assert f"{SPEC} written (wic, hs, ls, ner, re, sum)" in done.stdout
+    assert "1 checked, 0 partly checked, 0 not checkable" in done.stdout
     rescored = _read(real_run)
     assert rescored["tasks"] == published["tasks"]  # the harness's numbers, untouched
     [block] = rescored["metric_sets"]
-    assert (block["computed_by"], block["version"]) == ("rescore", 1)
+    assert (block["computed_by"], block["version"]) == ("rescore", AS_SPECIFIED.version)
     assert block["tasks"] == worker_block["tasks"]  # what the worker computed at publish time
     shown = {k: percent(v) for k, v in _scores(block["tasks"]).items()}
     assert shown == {k: percent(v) for k, v in _scores(worker_block["tasks"]).items()}
@@ -80,25 +85,25 @@ def test_rescore_is_idempotent(real_run: RealRun) -> None:
     second = real_run.rescore("--all")
 
     assert first.returncode == second.returncode == 0
-    assert "as-specified/1 unchanged" in first.stdout and "as-specified/1 unchanged" in second.stdout
+    assert f"{SPEC} unchanged" in first.stdout and f"{SPEC} unchanged" in second.stdout
     assert "0 written" in second.stdout
     assert real_run.results_file.read_bytes() == before
 
 
 def test_a_changed_metric_version_writes_the_new_block_and_keeps_the_old(real_run: RealRun) -> None:
     raw = _read(real_run)
-    old = {**copy.deepcopy(raw["metric_sets"][0]), "version": 0}  # by an earlier version of the set's metrics
+    old = {**copy.deepcopy(raw["metric_sets"][0]), "version": 1}  # by issue 20's metrics
     old["tasks"]["wic"]["prompts"]["p1"]["score"] = 0.123  # whatever that version gave
     _write(real_run, {**raw, "metric_sets": [old]})
 
     done = real_run.rescore("--all", "--metric-set", "as-specified")
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "as-specified/1 written" in done.stdout and "lm-eval" not in done.stdout
+    assert f"{SPEC} written" in done.stdout and "lm-eval" not in done.stdout
     blocks = _read(real_run)["metric_sets"]
     assert [(b["name"], b["version"], b["computed_by"]) for b in blocks] == [
-        ("as-specified", 0, "worker"),
-        ("as-specified", 1, "rescore"),
+        ("as-specified", 1, "worker"),
+        ("as-specified", AS_SPECIFIED.version, "rescore"),
     ]
     assert blocks[0] == old  # kept as it was
     assert blocks[1]["tasks"] == raw["metric_sets"][0]["tasks"]
@@ -115,7 +120,7 @@ def test_a_block_of_the_same_version_that_differs_is_reported_not_overwritten(re
     done = real_run.rescore("--all")
 
     assert done.returncode == 1
-    assert "as-specified/1 differs" in done.stdout and "not overwritten" in done.stdout
+    assert f"{SPEC} differs" in done.stdout and "not overwritten" in done.stdout
     assert real_run.results_file.read_bytes() == before
 
 
@@ -151,13 +156,14 @@ def test_details_that_lack_what_a_metric_needs_are_named_and_skipped(real_run: R
 
     done = real_run.rescore("--all")
 
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 3, done.stdout + done.stderr  # partly checked
+    assert f"{real_run.results_path}: partly checked (skipped: ls, sum)" in done.stdout
     assert re.search(r"lm-eval/1: ls skipped: .*annotator counts", done.stdout)
     assert "sum skipped: no details file for prompt p2" in done.stdout
-    assert "as-specified/1 written (wic, hs, ner)" in done.stdout
+    assert "0 checked, 1 partly checked, 0 not checkable" in done.stdout
     [block] = _read(real_run)["metric_sets"]
-    assert set(block["tasks"]) == {"wic", "hs", "ner"}
-    assert block["skipped"] == {"sum": "no details file for prompt p2"}
+    assert set(block["tasks"]) == {"wic", "hs", "ner", "re"}  # RE: the targets parse back here
+    assert set(block["skipped"]) == {"ls", "sum"}
 
 
 def test_a_run_without_details_is_named_and_skipped(real_run: RealRun) -> None:
@@ -167,8 +173,9 @@ def test_a_run_without_details_is_named_and_skipped(real_run: RealRun) -> None:
 
     done = real_run.rescore("--all")
 
-    assert done.returncode == 0
-    assert f"{real_run.results_path}: skipped, the run kept no details" in done.stdout
+    assert done.returncode == 4
+    assert f"{real_run.results_path}: not checkable, the run kept no details" in done.stdout
+    assert "0 checked, 0 partly checked, 1 not checkable" in done.stdout
 
 
 def test_a_dry_run_writes_nothing(real_run: RealRun) -> None:
@@ -179,7 +186,7 @@ def test_a_dry_run_writes_nothing(real_run: RealRun) -> None:
     done = real_run.rescore("--all", "--dry-run")
 
     assert done.returncode == 0
-    assert "as-specified/1 would be written" in done.stdout and "nothing written" in done.stdout
+    assert f"{SPEC} would be written" in done.stdout and "nothing written" in done.stdout
     assert real_run.results_file.read_bytes() == before
 
 

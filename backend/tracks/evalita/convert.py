@@ -34,6 +34,7 @@ from leaderboard.tracks.evalita.schema import (
     TaskResult,
     details_file_name,
 )
+from leaderboard.tracks.evalita.specified import mc_prediction
 
 
 @dataclass(frozen=True)
@@ -116,15 +117,13 @@ def task_results(
 # --------------------------------------------------------------------------- details
 
 
-def _argmax(values: Sequence[float]) -> int:
-    return max(range(len(values)), key=lambda i: values[i])
-
-
 def _mc_record(sample: Mapping[str, Any]) -> DetailRecord:
     arguments = sample.get("arguments") or []
     choices = [str(arg[1]).strip() for arg in arguments]
     lls = [float(resp[0]) for resp in sample.get("filtered_resps") or []]
-    picked = _argmax(lls) if lls else None
+    # The harness's own pick (np.argmax: the first NaN, else the first highest), so the answer
+    # shown and the per-sample score agree with ``acc`` and with ``rescore``.
+    picked = mc_prediction(lls) if lls else None
     target = sample.get("target")
     gold = target if isinstance(target, int) and 0 <= target < len(choices) else None
     return DetailRecord(

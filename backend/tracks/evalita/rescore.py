@@ -16,9 +16,18 @@ No model, no GPU, no network: it reads the results and details stores of ``Setti
   version differs is reported, never overwritten.
 
 A run whose details are missing, or lack what a metric needs (older details keep no LS
-annotator counts), is named with the reason and skipped for that task or set.  Exit codes:
-0 — done (including runs named as skipped); 1 — a check found a difference, a block conflicts,
-or a file could not be read or written; 2 — bad usage.
+annotator counts; a NER or RE target holding a separator, without the structured gold), is
+named with the reason and skipped for that task or set.  Each run is reported as one of
+(:class:`RunStatus`, the rule :meth:`RunOutcome.status`):
+
+* ``checked`` — every requested set scored every task of the run it scores;
+* ``partly checked`` — some task of some set was skipped (each named, with why), or a set
+  scored nothing while another scored something;
+* ``not checkable`` — the run kept no details, or no set could score any task.
+
+Exit codes, the worst run deciding: 0 — every run checked; 1 — a check found a difference, a
+block conflicts, or a file could not be read or written; 2 — bad usage; 3 — some run only
+partly checked (none worse); 4 — some run not checkable (none with a problem).
 """
 
 from __future__ import annotations
@@ -66,7 +75,15 @@ from leaderboard.tracks.evalita.schema import (
 
 log = logging.getLogger("backend.tracks.evalita.rescore")
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_PARTLY, EXIT_NOT_CHECKABLE = 0, 1, 2, 3, 4
+
+
+class RunStatus(StrEnum):
+    """How much of a run rescoring could check (see the module docstring)."""
+
+    CHECKED = "checked"
+    PARTLY = "partly checked"
+    NOT_CHECKABLE = "not checkable"
 
 
 class Action(StrEnum):
@@ -118,6 +135,17 @@ class RunOutcome:
     @property
     def written(self) -> bool:
         return any(s.action is Action.WRITTEN for s in self.sets)
+
+    @property
+    def status(self) -> RunStatus | None:
+        """Checked, partly checked or not checkable (None: it failed, or is another track's)."""
+        if self.failed is not None or self.other_track is not None:
+            return None
+        if self.skipped is not None or not any(s.scored for s in self.sets):
+            return RunStatus.NOT_CHECKABLE
+        if any(s.skipped or not s.scored for s in self.sets):
+            return RunStatus.PARTLY
+        return RunStatus.CHECKED
 
 
 # --------------------------------------------------------------------------- one run
@@ -293,7 +321,7 @@ def describe(outcome: RunOutcome) -> str:
     if outcome.other_track:
         return f"{outcome.path}: not rescored, a {outcome.other_track} results file (only Evalita runs have metric sets)"
     if outcome.skipped:
-        return f"{outcome.path}: skipped, {outcome.skipped}"
+        return f"{outcome.path}: {RunStatus.NOT_CHECKABLE}, {outcome.skipped}"
     parts = []
     notes = []
     for s in outcome.sets:
@@ -307,19 +335,40 @@ def describe(outcome: RunOutcome) -> str:
             parts.append(f"{head} {s.action}" + (f" ({', '.join(s.scored)})" if s.scored else ""))
         notes += [f"  {head}: {task} skipped: {why}" for task, why in s.skipped.items()]
         notes += [f"  {head}: {line}" for line in s.differences[:10]]
-    return "\n".join([f"{outcome.path}: " + "; ".join(parts), *notes])
+    status = outcome.status
+    if status is RunStatus.PARTLY:
+        skipped = sorted({task for s in outcome.sets for task in s.skipped})
+        unscored = [f"{s.metric_set}/{s.version}" for s in outcome.sets if not s.scored]
+        head = f"{status} (skipped: {', '.join(skipped + unscored)})"
+    else:
+        head = str(status)
+    return "\n".join([f"{outcome.path}: {head}: " + "; ".join(parts), *notes])
 
 
 def summary(outcomes: Sequence[RunOutcome]) -> str:
     written = sum(o.written for o in outcomes)
     failed = sum(o.failed is not None for o in outcomes)
-    skipped = sum(o.skipped is not None for o in outcomes)
     differ = sum(any(s.problem for s in o.sets) for o in outcomes)
     others = sum(o.other_track is not None for o in outcomes)
+    counts = {status: sum(o.status is status for o in outcomes) for status in RunStatus}
     return (
-        f"{len(outcomes) - others} Evalita results file(s): {written} written, {differ} with differences, "
-        f"{skipped} skipped, {failed} failed" + (f"; {others} of other tracks left alone" if others else "")
+        f"{len(outcomes) - others} Evalita results file(s): "
+        + ", ".join(f"{n} {status}" for status, n in counts.items())
+        + f"; {written} written, {differ} with differences, {failed} failed"
+        + (f"; {others} of other tracks left alone" if others else "")
     )
+
+
+def exit_status(outcomes: Sequence[RunOutcome]) -> int:
+    """The worst run decides: a problem (1), then not checkable (4), partly checked (3), else 0."""
+    if any(o.problem for o in outcomes):
+        return EXIT_PROBLEMS
+    statuses = {o.status for o in outcomes}
+    if RunStatus.NOT_CHECKABLE in statuses:
+        return EXIT_NOT_CHECKABLE
+    if RunStatus.PARTLY in statuses:
+        return EXIT_PARTLY
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- command line
@@ -329,8 +378,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m backend rescore",
         description="Recompute the metrics of stored Evalita runs from their details (no model, offline).",
-        epilog="Exit codes: 0 done (skipped runs are named); 1 a difference, a conflict or an unreadable "
-        "file; 2 bad usage.",
+        epilog="Exit codes (the worst run decides): 0 every run checked; 1 a difference, a conflict or "
+        "an unreadable file; 2 bad usage; 3 some run partly checked (tasks skipped, named with why); "
+        "4 some run not checkable (no details, or nothing scorable).",
     )
     parser.add_argument(
         "paths", nargs="*", metavar="RESULTS_PATH", help="results files, as `eval_queue list` shows them"
@@ -385,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (args.all and outcome.other_track and not args.verbose):
             print(describe(outcome), flush=True)
     print(summary(outcomes) + (" (dry run: nothing written)" if args.dry_run else ""))
-    return EXIT_PROBLEMS if any(o.problem for o in outcomes) else EXIT_OK
+    return exit_status(outcomes)
 
 
 if __name__ == "__main__":

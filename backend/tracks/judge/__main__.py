@@ -26,7 +26,7 @@ from eval_queue.errors import EvalitaError
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.judge.data import JudgeDataError
+from leaderboard.tracks.judge.data import JudgeDataError, load_paper_pins
 from leaderboard.tracks.judge.definition import TRACK, JudgeMode, JudgeProtocol
 from leaderboard.tracks.judge.judged import JUDGED_TASK
 
@@ -59,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--few-shot",
         type=Path,
         help="JSONL file of worked examples (see leaderboard.tracks.judge.data); the paper protocol's examples",
+    )
+    parser.add_argument(
+        "--paper-pins",
+        type=Path,
+        help="JSON file with the SHA-256 of the paper's examples file and annotated set "
+        "(examples_sha256, annotated_sha256): only a run on exactly those is comparable with Table 1",
     )
     parser.add_argument(
         "--data-dir", type=Path, help="local store root (default: $EVALITA_DATA_DIR or ./eval-data)"
@@ -100,6 +106,7 @@ def main(argv: Sequence[str]) -> int:
             prompts=tuple(args.prompt),
             protocol=JudgeProtocol(args.protocol),
         )
+        pins = None if args.paper_pins is None else load_paper_pins(args.paper_pins)
         stores = open_stores(settings)
     except (EvalitaError, JudgeDataError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -113,6 +120,7 @@ def main(argv: Sequence[str]) -> int:
                 data=args.data,
                 stores=stores,
                 few_shot_path=args.few_shot,
+                paper_pins=pins,
             )
     except JudgeDataError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -41,6 +41,7 @@ from leaderboard.tracks.judge.schema import (
     MeanBlock,
     MetaBody,
     MetaItem,
+    PaperDataPins,
     StatBlock,
 )
 
@@ -62,6 +63,8 @@ class RunRecord:
     few_shot: FewShotInfo | None = None
     generation: GenerationSettings | None = None
     annotated: AnnotatedSetInfo | None = None
+    #: The digests the worker's maintainer pinned as the paper's data (meta runs record them).
+    paper_pins: PaperDataPins | None = None
 
     @property
     def fields(self) -> dict[str, object]:
@@ -173,6 +176,7 @@ def meta_body(answers: Sequence[JudgedAnswer], record: RunRecord | None = None) 
     return MetaBody(
         **record.fields,
         annotated=record.annotated,
+        paper_pins=record.paper_pins,
         criteria={c: StatBlock.from_agreement(agg) for c, agg in evaluation.criteria.items()},
         overall=StatBlock.from_agreement(evaluation.overall),
         items=[

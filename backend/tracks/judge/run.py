@@ -64,6 +64,7 @@ from leaderboard.tracks.judge.judged import JUDGED_TASK
 from leaderboard.tracks.judge.schema import (
     AnnotatedSetInfo,
     JudgedRun,
+    PaperDataPins,
     judge_details_file_name,
 )
 
@@ -73,6 +74,8 @@ log = logging.getLogger(__name__)
 LOCAL_JUDGE_FOLDER = "judge"
 #: The worker option holding the ``paper`` protocol's examples file (``--judge-examples``).
 EXAMPLES_OPTION = "judge_examples"
+#: The worker option holding the digests pinned as the paper's data (``--judge-paper-pins``).
+PINS_OPTION = "judge_paper_pins"
 
 
 @dataclass(frozen=True)
@@ -166,11 +169,14 @@ def run_judge(
     few_shot_path: Path | None = None,
     hub_rows: HubRows | None = None,
     on_progress: Callable[[str], None] | None = None,
+    paper_pins: PaperDataPins | None = None,
 ) -> Evaluation:
     """Judge (meta: the annotated set from ``data``; generations: ``job.target`` from ``stores``).
 
     ``few_shot_path``: the examples file — required by the ``paper`` protocol (every judged
     criterion's slot is filled from it), optional for ``project`` (zero-shot without it).
+    ``paper_pins``: the digests of the paper's own data, recorded so the file can say whether it
+    is comparable with Table 1 (:attr:`JudgeResultsFile.standing`).
     Returns what the worker stamps and publishes (:func:`backend.provenance.stamp`)."""
     units, data_label, judged, annotated = _units(job, data, stores, hub_rows)
     criteria = [c for c in CRITERIA if any(u.criterion is c for u in units)]
@@ -209,7 +215,7 @@ def run_judge(
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
     run = output.run.model_copy(update={"data": data_label})
-    record = RunRecord(job.protocol, shots, generation, annotated)
+    record = RunRecord(job.protocol, shots, generation, annotated, paper_pins)
     body = (
         convert.meta_body(answers, record)
         if judged is None
@@ -299,6 +305,7 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             # The project protocol stays zero-shot in the queue; the paper protocol's examples are the worker's.
             few_shot_path=_worker_examples(config) if job.protocol is JudgeProtocol.PAPER else None,
             on_progress=context.progress.beat,
+            paper_pins=config.track_options.get(PINS_OPTION),
         )
     except JudgeDataError as exc:
         raise StageError("reading what to judge", exc) from exc

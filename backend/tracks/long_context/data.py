@@ -21,12 +21,20 @@ routes it to its question set, whatever file or split it came from).
     <workdir>/long_context/tasks/<task>.yaml                 includes harness/<base>.yaml
 
 and returns a :class:`LongContextData` whose ``include_path`` goes to ``run_harness``.
+
+Every source is identified by a revision (:class:`DataRevision`), recorded per run: two runs on
+different data are never ranked together.  ``local:``/``sample``: the SHA-256 of the folder's
+book files (their paths and bytes); ``hub``: the SHA-256 of every split's rows as loaded, with
+the Hub commit when the datasets cache names it.  ``hub`` data is also counted against the
+paper's Table 2 (questions per set) and §3.7 (books per split): a mismatch is named in the run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 import shutil
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -48,7 +56,10 @@ from leaderboard.tracks.long_context.definition import (
     AnswerKind,
     ContextSetting,
     HarnessTask,
+    QuestionSet,
+    Split,
     harness_tasks,
+    paper_count_mismatches,
     word_count,
 )
 from leaderboard.tracks.long_context.metrics import normalize_tokens
@@ -84,6 +95,17 @@ class Book:
 
 
 @dataclass(frozen=True)
+class DataRevision:
+    """Which data a run read: ``sha256`` (what makes two runs' data the same), the Hub commit when
+    known, and for ``hub`` data each count that differs from the paper's (empty: none)."""
+
+    sha256: str
+    commit: str | None = None
+    #: None: not checked (only ``hub`` data claims to be the paper's).
+    mismatches: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class LongContextData:
     """A prepared work folder: what the harness reads for one data source and settings."""
 
@@ -92,6 +114,7 @@ class LongContextData:
     tasks: tuple[HarnessTask, ...]
     data_files: Mapping[str, Path]  # task name → its questions file
     book_words: Mapping[str, int] = field(default_factory=dict)  # book id → words
+    revision: DataRevision | None = None
 
     @property
     def label(self) -> str:
@@ -182,21 +205,28 @@ def _rows_of_file(path: Path) -> Iterator[tuple[str, Any]]:
         raise _problem(str(path), f"invalid JSON at line {err.lineno} ({err.msg})") from None
 
 
-def read_local_books(root: Path) -> list[Book]:
-    """Every book in ``*.jsonl``/``*.json`` files under ``root`` (sorted paths, file order)."""
+def _local_books(root: Path) -> tuple[list[Book], str]:
     files = sorted(p for p in root.rglob("*") if p.suffix in {".jsonl", ".json"} and p.is_file())
     if not files:
         raise DataSourceError(f"{root}: no .jsonl or .json files with INDAQA2 books (paper §3.5 schema)")
-    return [parse_book(row, where) for path in files for where, row in _rows_of_file(path)]
+    digest = hashlib.sha256()
+    for path in files:  # each file's path (relative) and bytes: renaming or editing one changes it
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    books = [parse_book(row, where) for path in files for where, row in _rows_of_file(path)]
+    return books, digest.hexdigest()
 
 
-def read_hub_books(
-    path: str = HUB_DATASET, config: str | None = HUB_DATASET_CONFIG, *, cache_dir: Path | None = None
-) -> list[Book]:
-    """Every split of the INDAQA2 dataset through ``datasets`` (offline: its cache), parsed like local books.
+def read_local_books(root: Path) -> list[Book]:
+    """Every book in ``*.jsonl``/``*.json`` files under ``root`` (sorted paths, file order)."""
+    return _local_books(root)[0]
 
-    ``path`` may also be a local folder laid out as a hub dataset (the bundled sample is).
-    """
+
+# A cache folder of a Hub dataset loaded by ``datasets`` is named after the repo's commit.
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def _hub_books(path: str, config: str | None, cache_dir: Path | None) -> tuple[list[Book], str, str | None]:
     import datasets
 
     try:
@@ -207,30 +237,81 @@ def read_hub_books(
             "Offline, it must be in the datasets cache (HF_DATASETS_CACHE): run "
             "`python -m backend prefetch` on a machine that reaches the hub, with the same HF_HOME"
         ) from exc
-    return [
-        parse_book(row, f"{path}[{split}][{index}]")
-        for split, rows in loaded.items()
-        for index, row in enumerate(rows)
-    ]
+    digest = hashlib.sha256()
+    books, commits = [], set()
+    for split, rows in sorted(loaded.items()):
+        for cached in rows.cache_files:
+            commits.update(part for part in Path(cached["filename"]).parts if _COMMIT.match(part))
+        for index, row in enumerate(rows):
+            digest.update(
+                f"{split}\0".encode() + json.dumps(row, sort_keys=True, ensure_ascii=False).encode()
+            )
+            books.append(parse_book(row, f"{path}[{split}][{index}]"))
+    return books, digest.hexdigest(), commits.pop() if len(commits) == 1 else None
 
 
-def read_books(source: DataSource) -> list[Book]:
-    match source.kind:
-        case DataSourceKind.HUB:
-            books = read_hub_books(source.repo) if source.repo else read_hub_books()
-        case DataSourceKind.SAMPLE:
-            if not SAMPLE_DIR.is_dir():
-                raise DataSourceError(f"the bundled long-context sample is missing ({SAMPLE_DIR})")
-            books = read_local_books(SAMPLE_DIR)
-        case DataSourceKind.LOCAL:
-            assert source.root is not None
-            books = read_local_books(source.root)
-        case _:
-            raise AssertionError(f"unhandled data source {source.kind!r}")
+def read_hub_books(
+    path: str = HUB_DATASET, config: str | None = HUB_DATASET_CONFIG, *, cache_dir: Path | None = None
+) -> list[Book]:
+    """Every split of the INDAQA2 dataset through ``datasets`` (offline: its cache), parsed like local books.
+
+    ``path`` may also be a local folder laid out as a hub dataset (the bundled sample is).
+    """
+    return _hub_books(path, config, cache_dir)[0]
+
+
+def _duplicates_refused(books: list[Book]) -> list[Book]:
     duplicates = [book for book, count in Counter(b.book_id for b in books).items() if count > 1]
     if duplicates:
         raise DataSourceError(f"book id(s) given more than once: {', '.join(sorted(duplicates)[:5])}")
     return books
+
+
+def count_mismatches(books: Iterable[Book]) -> tuple[str, ...]:
+    """The data's questions per set and books per split against the paper's (named when they differ).
+
+    A book counts in a split when it has a question of one of the split's sets.
+    """
+    questions: Counter[QuestionSet] = Counter()
+    per_split: Counter[Split] = Counter()
+    for book in books:
+        splits = set()
+        for question_set, items in book.questions.items():
+            questions[QuestionSet(question_set)] += len(items)
+            splits.add(QUESTION_SET_SPECS[QuestionSet(question_set)].split)
+        per_split.update(splits)
+    return paper_count_mismatches(questions, per_split)
+
+
+def read_books_and_revision(source: DataSource) -> tuple[list[Book], DataRevision]:
+    """The books of ``source`` and which data they are (:class:`DataRevision`)."""
+    match source.kind:
+        case DataSourceKind.HUB:
+            books, sha256, commit = _hub_books(source.repo or HUB_DATASET, HUB_DATASET_CONFIG, None)
+            _duplicates_refused(books)
+            mismatches = count_mismatches(books)
+            if mismatches:
+                log.warning(
+                    "INDAQA2 from %s differs from the paper's counts, so its runs are not comparable: %s",
+                    source.label,
+                    "; ".join(mismatches),
+                )
+            return books, DataRevision(sha256, commit, mismatches)
+        case DataSourceKind.SAMPLE:
+            if not SAMPLE_DIR.is_dir():
+                raise DataSourceError(f"the bundled long-context sample is missing ({SAMPLE_DIR})")
+            books, sha256 = _local_books(SAMPLE_DIR)
+        case DataSourceKind.LOCAL:
+            assert source.root is not None
+            books, sha256 = _local_books(source.root)
+        case _:
+            raise AssertionError(f"unhandled data source {source.kind!r}")
+    return _duplicates_refused(books), DataRevision(sha256)
+
+
+def read_books(source: DataSource) -> list[Book]:
+    """The books of ``source``, checked (:func:`read_books_and_revision` without the revision)."""
+    return read_books_and_revision(source)[0]
 
 
 # --------------------------------------------------------------------------- writing
@@ -278,7 +359,7 @@ def prepare_long_context(
     results must have every set of every setting the run names.
     """
     src = source if isinstance(source, DataSource) else DataSource.parse(source)
-    books = read_books(src)
+    books, revision = read_books_and_revision(src)
     tasks = harness_tasks(settings)
     root = Path(workdir).resolve() / WORK_DIR_NAME
     if root.exists():
@@ -311,4 +392,5 @@ def prepare_long_context(
         tasks=tasks,
         data_files=MappingProxyType(data_files),
         book_words=MappingProxyType({b.book_id: b.words for b in books}),
+        revision=revision,
     )

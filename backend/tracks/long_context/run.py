@@ -107,6 +107,11 @@ def _run_info(data: LongContextData, run: RunInfo, report: dict[str, Any]) -> Lo
         window_tokens=report.get("max_length"),
         kept_side=report.get("kept_side"),
         decode_cache=report.get("decode_cache"),
+        data_sha256=data.revision.sha256 if data.revision else None,
+        data_commit=data.revision.commit if data.revision else None,
+        data_mismatches=list(data.revision.mismatches)
+        if data.revision and data.revision.mismatches is not None
+        else None,
     )
 
 

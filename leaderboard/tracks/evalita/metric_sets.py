@@ -192,6 +192,14 @@ def _ls_upstream(records: Sequence[DetailRecord]) -> float:
     return specified.lm_eval_ls_f1(_ls_golds(records), _answers(records))
 
 
+def _ls_distinct(records: Sequence[DetailRecord]) -> float:
+    return specified.ls_f1_distinct(_ls_golds(records), _answers(records))
+
+
+def _rel_pairs(records: Sequence[DetailRecord]) -> float:
+    return specified.rel_f1(_rel_golds(records), _answers(records))
+
+
 def _rouge(batch: Callable[[Sequence[str], Sequence[str]], list[float]]) -> Scorer:
     def score(records: Sequence[DetailRecord]) -> float:
         return specified.mean(batch([r.target for r in records], _answers(records)))
@@ -217,7 +225,9 @@ _AS_SPECIFIED_METRICS: Mapping[str, TaskMetric] = MappingProxyType(
     {
         "wic": TaskMetric("f1_macro", "F1-macro", _macro_f1),
         "hs": TaskMetric("f1_macro", "F1-macro", _macro_f1),
+        "ls": TaskMetric("f1_oot_distinct", "F1 (oot, each substitute once)", _ls_distinct),
         "ner": TaskMetric("f1_entity_macro", "F1-macro (entities)", _ner_entities),
+        "re": TaskMetric("f1_relations", "F1 (relations, micro)", _rel_pairs),
         "sum": TaskMetric(
             "rouge1_italian", "ROUGE-1 (Italian tokens)", _rouge(specified.rouge1_italian_batch)
         ),
@@ -233,11 +243,16 @@ METRIC_SETS: Mapping[MetricSet, MetricSetSpec] = MappingProxyType(
             metrics=_LM_EVAL_METRICS,
             harness_native=True,
         ),
+        # Version 2 (issue 29): LS credits a substitute once per context, NER counts every span
+        # that is not a gold (span, type) pair as a false positive, RE is relation-level F1.
+        # Version 1 (issue 20) scored LS and RE as upstream and let untyped NER spans through;
+        # its stored blocks stay as they were, `rescore --all` adds version 2 beside them.
         MetricSet.AS_SPECIFIED: MetricSetSpec(
             MetricSet.AS_SPECIFIED,
-            version=1,
+            version=2,
             description="the metrics the Evalita-LLM paper specifies: F1-macro for WIC and HS, "
-            "entity-level NER, ROUGE-1 on Italian tokens",
+            "oot F1 with each LS substitute once, entity-level NER, relation-level RE, "
+            "ROUGE-1 on Italian tokens",
             metrics=_AS_SPECIFIED_METRICS,
             base=MetricSet.LM_EVAL,
         ),

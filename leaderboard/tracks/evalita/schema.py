@@ -9,9 +9,10 @@ never here.
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
@@ -99,6 +100,13 @@ class ResultsFile(ResultsEnvelope):
         return self.run.official_full_run and not self.run.subset
 
 
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _non_finite_key(value: float) -> str:
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
 class DetailRecord(BaseModel):
     """One line of ``<details_path>/<task>_<prompt>.jsonl``: what the model saw and answered."""
 
@@ -116,6 +124,15 @@ class DetailRecord(BaseModel):
     # multiple choice the gold option's index; NER [[text, type], …]; RE [[result, test], …];
     # LS [[substitute, annotators], …].  ``target`` is only its joined string.
     gold: int | list[list[str | int]] | None = None
+
+    @field_serializer("loglikelihoods")
+    def _finite_or_named(self, values: list[float] | None) -> list[float | str] | None:
+        # An fp16 overflow gives a NaN (or ±inf) log-likelihood, which JSON cannot hold and the
+        # store's safe reader refuses: it is written "NaN", "Infinity" or "-Infinity", which the
+        # model reads back as the float, so rescoring picks the same option (np.argmax's).
+        if values is None:
+            return None
+        return [v if math.isfinite(v) else _NON_FINITE[_non_finite_key(v)] for v in values]
 
 
 def parse_details(data: bytes, path: str) -> list[DetailRecord]:

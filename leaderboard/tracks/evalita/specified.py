@@ -8,7 +8,7 @@ Two metric sets, one function each per task (``lm_eval_*`` reproduces the harnes
 as ``tests/metrics`` checks against the harness's own functions):
 
 ====  ================================================  ==========================================
-task  lm-eval 0.4.13 (upstream, the paper's tables)      as specified (paper Table 1 and §3)
+task  lm-eval 0.4.13 (upstream, the paper's tables)      as specified (paper Table 1 and §3), v2
 ====  ================================================  ==========================================
 WiC   ``f1``: scikit-learn binary F1 of label 1          :func:`f1_macro` (§3.1: WiC-ITA sub-task 1
       ("same meaning")                                  is scored with F1-macro; Table 1 says F1)
@@ -16,9 +16,13 @@ HS    the same binary F1 of label 1 ("hate"): the       :func:`f1_macro` (Table 
       YAMLs' ``average: macro`` never reaches it
 SA    :func:`sentipolc_f1` (mean of the positive and     the same: upstream is the paper's metric
       negative polarities' two-class F1)
+LS    :func:`lm_eval_ls_f1` (oot F1; a substitute        :func:`ls_f1_distinct`: the same oot F1, a
+      named twice is credited twice)                    substitute credited once per context
 NER   :func:`lm_eval_ner_f1` (type labels per gold       :func:`ner_f1_macro`: entity-level F1 per
       slot; counts missed PERs as found when the model  type (PER, LOC, ORG) on (text, type)
-      names more entities than the gold has)            matches, macro-averaged
+      names more entities than the gold has)            matches, every other span a false positive
+RE    :func:`lm_eval_rel_f1` (F1-macro of "relation"     :func:`rel_f1`: relation-level F1 over
+      and a synthetic "no relation" slot class)         (result, test) pairs, micro, any order
 SUM   :func:`rouge1_lm_eval`: ROUGE-1 F, rouge_score's   :func:`rouge1_italian`: the same ROUGE-1 on
       tokenizer (``[a-z0-9]`` only: "città" → "citt")   :func:`italian_tokens` (accents kept)
 ====  ================================================  ==========================================
@@ -42,6 +46,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -215,12 +220,13 @@ def parse_ner_answer(answer: str) -> list[Entity]:
     return entities
 
 
-def ner_counts(gold: Sequence[Entity], predicted: Sequence[Entity]) -> dict[str, tuple[int, int]]:
+def ner_counts(gold: Sequence[Entity], predicted: Sequence[Entity]) -> dict[str, tuple[int, int, int]]:
     """Per type: (true positives, gold entities of the type, predicted entities of the type).
 
     One document.  A predicted entity matches a gold one with the same text and type; each gold
-    mention is matched at most once (a name twice in the gold must be named twice).  Predictions
-    of a type outside PER, LOC, ORG belong to no type and are not counted.
+    mention is matched at most once (a name twice in the gold must be named twice, and a name
+    given twice for one gold mention is one true and one false positive).  Predictions of a type
+    outside PER, LOC, ORG (or of none) are not in these counts: :func:`ner_invalid` counts them.
     """
     gold_count = Counter(gold)
     pred_count = Counter(predicted)
@@ -233,26 +239,48 @@ def ner_counts(gold: Sequence[Entity], predicted: Sequence[Entity]) -> dict[str,
     return counts
 
 
-def ner_f1_macro(golds: Sequence[Sequence[Entity]], answers: Sequence[str]) -> float:
-    """NER as specified: entity-level F1 of each type, macro-averaged over PER, LOC, ORG.
+def ner_invalid(predicted: Sequence[Entity]) -> int:
+    """How many predicted spans have no type or a type outside PER, LOC, ORG (``Milano$LUOGO``,
+    ``la città``): spans the model claims are entities, none of them a gold (span, type) pair."""
+    return sum(1 for _, kind in predicted if kind not in NER_TYPES)
 
-    For each type, TP, gold and predicted entities are summed over the documents (one domain);
-    F1 = 2·TP / (gold + predicted); the score is the mean over the types that occur in the gold or
-    the answers (NERMuD's "F1-macro on person, location and organization entities", paper §3.8).
-    A missed entity is a false negative and an extra or mistyped one a false positive, whatever
-    the counts; a domain with no entity in the gold nor in any answer scores 1.
+
+def ner_f1_macro(golds: Sequence[Sequence[Entity]], answers: Sequence[str]) -> float:
+    """NER as specified (version 2): entity-level F1 of each type, macro-averaged over PER, LOC, ORG.
+
+    Paper §3.8: "F1-macro scores evaluate system performance on person, location, and
+    organization entities."  For each type, TP, gold and predicted entities are summed over the
+    documents (one domain); F1 = 2·TP / (gold + predicted) = 2·TP / (2·TP + FP + FN).  Every
+    predicted span that is not a gold (span, type) pair is a false positive (NERMuD and CoNLL
+    score spans, and a span of a wrong type is wrong):
+
+    * of a valid type (``Parigi$PER``, a second ``Roma$LOC`` for one gold Roma): a false
+      positive of that type;
+    * of no type or an invalid one (``la città``, ``Milano$LUOGO``): a false positive of
+      *every* averaged type — it is wrong whichever of the three types it meant, and the macro
+      average has no class of its own for it, so it is counted against each type's precision.
+
+    The averaged types are those occurring in the domain's gold or among its validly typed
+    predictions (all three on the real test set).  A domain with no entity in the gold and no
+    span in any answer scores 1; one with no gold entity and only invalid spans scores 0.
+    Version 1 (issue 20) left invalid spans out altogether: padded answers scored 1.
     """
     if len(golds) != len(answers):
         raise ValueError(f"{len(golds)} gold documents but {len(answers)} answers")
     if not golds:
         raise ValueError("no samples")
     totals = dict.fromkeys(NER_TYPES, (0, 0, 0))
+    invalid = 0
     for gold, answer in zip(golds, answers, strict=True):
-        for kind, (tp, n_gold, n_pred) in ner_counts(gold, parse_ner_answer(answer)).items():
+        predicted = parse_ner_answer(answer)
+        invalid += ner_invalid(predicted)
+        for kind, (tp, n_gold, n_pred) in ner_counts(gold, predicted).items():
             t_tp, t_gold, t_pred = totals[kind]
             totals[kind] = (t_tp + tp, t_gold + n_gold, t_pred + n_pred)
-    scores = [_f1(tp, n_gold, n_pred) for tp, n_gold, n_pred in totals.values() if n_gold + n_pred]
-    return _mean(scores) if scores else 1.0
+    averaged = [counts for counts in totals.values() if counts[1] + counts[2]]
+    if not averaged:
+        return 0.0 if invalid else 1.0
+    return _mean([_f1(tp, n_gold, n_pred + invalid) for tp, n_gold, n_pred in averaged])
 
 
 def _lm_eval_ner_answer(answer: str) -> list[tuple[Any, Any]]:
@@ -393,6 +421,50 @@ def lm_eval_ls_f1(golds: Sequence[Sequence[Substitute]], answers: Sequence[str])
     return 0 if precision + recall == 0 else (2 * precision * recall) / (precision + recall)
 
 
+def ls_item_distinct(gold: Sequence[Substitute], answer: str) -> tuple[float, int, int]:
+    """LS as specified for one context: :func:`lm_eval_ls_item` with each substitute credited once.
+
+    The answer is read as upstream reads it (its first line, at most ten pieces, the last kept
+    to letters); a word given twice is one guess (SemEval-2007's out-of-ten scorer credited
+    duplicates, a loophole its own documentation names: ``pieno, pieno`` earned ``pieno``'s
+    annotators twice).  (credit, has answer, has annotation), credit over the sum of the counts.
+    """
+    words, counts = _ls_words_and_counts(gold)
+    weight: dict[str, int] = {}
+    for word, count in zip(words, counts, strict=True):
+        weight.setdefault(word, count)  # the first position wins, as upstream's ``words.index``
+    answers = list(dict.fromkeys(_ls_answer_words(answer)))
+    total = sum(counts)
+    credit = float(sum(weight[word] for word in answers if word in weight))
+    if total != 0:
+        credit = credit / total
+    return credit, 0 if not answers else 1, 0 if not words else 1
+
+
+def ls_f1_distinct(golds: Sequence[Sequence[Substitute]], answers: Sequence[str]) -> float:
+    """LS as specified (version 2): the oot F1 of :func:`lm_eval_ls_f1` with each substitute of an
+    answer credited once (:func:`ls_item_distinct`).
+
+    Paper §3.7: "*Out-of-Ten (oot)*, which considers the top 10 guesses" with "precision, recall,
+    and F1" — precision Σcredit / |answered contexts|, recall Σcredit / |annotated contexts|.
+    """
+    if len(golds) != len(answers):
+        raise ValueError(f"{len(golds)} gold contexts but {len(answers)} answers")
+    if not golds:
+        raise ValueError("no samples")
+    items = [ls_item_distinct(gold, answer) for gold, answer in zip(golds, answers, strict=True)]
+    return _prf_from_credit(items)
+
+
+def _prf_from_credit(items: Sequence[tuple[float, int, int]]) -> float:
+    credit = sum([item[0] for item in items])
+    answered = sum([item[1] for item in items])
+    annotated = sum([item[2] for item in items])
+    precision = credit / (answered if answered != 0 else 1)
+    recall = credit / (annotated if annotated != 0 else 1)
+    return 0.0 if precision + recall == 0 else (2 * precision * recall) / (precision + recall)
+
+
 # --------------------------------------------------------------------------- RE
 
 #: A relation of the RE task: (laboratory result, test), e.g. ("<0.005 mUI/L", "TSH").
@@ -465,6 +537,92 @@ def lm_eval_rel_f1(golds: Sequence[Sequence[Relation]], answers: Sequence[str]) 
     :func:`lm_eval_rel_labels` (the F1 of "relation" and of "no relation", averaged)."""
     all_pred, all_gold = _pooled_slots(golds, answers, lm_eval_rel_labels)
     return f1_macro(all_gold, all_pred)
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Precision, recall and F1 from pooled counts (each 0 when its denominator is)."""
+
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        """2·TP / (2·TP + FP + FN); 1 when there is nothing to find and nothing was named."""
+        denominator = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / denominator if denominator else 1.0
+
+
+def parse_rel_answer(answer: str) -> list[Relation]:
+    """The relations a model's answer names (as specified): ``result$test`` pairs joined by ``%``.
+
+    As upstream, an answer containing ``&&NOREL&&`` names none.  Unlike upstream, an empty answer
+    names none (it is no false positive: it misses the gold), each text is stripped, the test is
+    what follows the *last* ``$``, empty pieces are skipped, and a ``%`` that ends a result is
+    kept when the next piece starts with ``$`` (``7.5%$HbA1c`` is one pair, not two).  A piece
+    without ``$`` is a pair with an empty test: named, so a false positive.
+    """
+    if NO_RELATIONS in answer:
+        return []
+    pieces: list[str] = []
+    for piece in answer.split("%"):
+        if pieces and "$" not in pieces[-1] and piece.lstrip().startswith("$"):
+            pieces[-1] = pieces[-1] + "%" + piece
+        else:
+            pieces.append(piece)
+    relations = []
+    for piece in pieces:
+        result, separator, test = piece.rpartition("$")
+        if not separator:
+            result, test = piece, ""
+        if result.strip() or test.strip():
+            relations.append((result.strip(), test.strip()))
+    return relations
+
+
+def rel_counts(gold: Sequence[Relation], predicted: Sequence[Relation]) -> PRF:
+    """One document's TP, FP, FN over (result, test) pairs, whatever their order.
+
+    A gold pair is matched at most once (a pair twice in the gold must be named twice; a pair
+    named twice for one gold is one true and one false positive).
+    """
+    gold_count = Counter(gold)
+    pred_count = Counter(predicted)
+    tp = sum(min(n, pred_count[pair]) for pair, n in gold_count.items())
+    return PRF(tp=tp, fp=sum(pred_count.values()) - tp, fn=sum(gold_count.values()) - tp)
+
+
+def rel_prf(golds: Sequence[Sequence[Relation]], answers: Sequence[str]) -> PRF:
+    """RE as specified (version 2): relation-level counts pooled over the documents (micro).
+
+    Paper §3.9: "Performance is assessed using Precision, Recall, and F1 score" of relations
+    (CLinkaRT scores (RML, EVENT) pairs; the paper names no averaging across documents, so the
+    counts are summed over the test set).  A document without gold relations adds only its false
+    positives: answering ``&&NOREL&&`` there is neither rewarded nor punished.
+    """
+    if len(golds) != len(answers):
+        raise ValueError(f"{len(golds)} gold documents but {len(answers)} answers")
+    if not golds:
+        raise ValueError("no samples")
+    tp = fp = fn = 0
+    for gold, answer in zip(golds, answers, strict=True):
+        counts = rel_counts(gold, parse_rel_answer(answer))
+        tp, fp, fn = tp + counts.tp, fp + counts.fp, fn + counts.fn
+    return PRF(tp=tp, fp=fp, fn=fn)
+
+
+def rel_f1(golds: Sequence[Sequence[Relation]], answers: Sequence[str]) -> float:
+    """RE as specified: the F1 of :func:`rel_prf` (2·TP / (2·TP + FP + FN), micro)."""
+    return rel_prf(golds, answers).f1
 
 
 def _pooled_slots(
@@ -555,6 +713,7 @@ __all__ = [
     "NER_TYPES",
     "NO_ENTITIES",
     "NO_RELATIONS",
+    "PRF",
     "SA_POLARITIES",
     "Entity",
     "ItalianTokenizer",
@@ -571,14 +730,21 @@ __all__ = [
     "lm_eval_ner_labels",
     "lm_eval_rel_f1",
     "lm_eval_rel_labels",
+    "ls_f1_distinct",
+    "ls_item_distinct",
     "mc_gold",
     "mc_prediction",
     "mean",
     "ner_counts",
     "ner_f1_macro",
+    "ner_invalid",
     "parse_ner_answer",
     "parse_ner_target",
+    "parse_rel_answer",
     "parse_rel_target",
+    "rel_counts",
+    "rel_f1",
+    "rel_prf",
     "rouge1_italian",
     "rouge1_italian_batch",
     "rouge1_lm_eval",

@@ -57,6 +57,7 @@ from leaderboard.tracks.judge.definition import (
     UnknownCriterionError,
     parse_criterion,
 )
+from leaderboard.tracks.judge.schema import PaperDataPins
 
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
 #: The annotated set inside a data folder (``sample`` or ``local:<dir>``).
@@ -338,3 +339,49 @@ def examples_option(text: str) -> str:
     path = Path(text).expanduser().resolve()
     load_examples(path)
     return str(path)
+
+
+def load_paper_pins(path: Path | str) -> PaperDataPins:
+    """A maintainer's pins file: the SHA-256 digests of the paper's examples file and annotated set.
+
+    JSON, ``{"examples_sha256": "<64 hex>", "annotated_sha256": "<64 hex>"}`` — the digests a
+    judge run records (``few_shot.sha256``: the examples file's bytes; ``annotated.sha256``: the
+    set's items, :func:`annotated_digest`), computed once on the maintainer's copies of the
+    paper's data.  Only runs on exactly those bytes are comparable with Table 1.
+    """
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise JudgeDataError(f"paper pins file {path} cannot be read: {err.strerror or err}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise JudgeDataError(f"paper pins file {path} is not JSON: {err}") from None
+    try:
+        return PaperDataPins.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}" for e in err.errors())
+        raise JudgeDataError(
+            f'paper pins file {path}: {problems} (expected {{"examples_sha256": "<64 lower-case hex>", '
+            '"annotated_sha256": "<64 lower-case hex>"}})'
+        ) from None
+
+
+def paper_pins_option(text: str) -> PaperDataPins:
+    """``--judge-paper-pins FILE`` as the worker starts: read and checked once (a bad file stops it)."""
+    return load_paper_pins(Path(text).expanduser())
+
+
+def paper_pins_of(examples: Path | str, annotated: str | DataSource) -> PaperDataPins:
+    """The pins of a maintainer's copies: the digests a run on them records (``local:``/``sample``).
+
+    ``examples``: the examples file (its bytes' SHA-256, as :class:`FewShotInfo`); ``annotated``:
+    the set (its items' digest, :func:`annotated_digest`).  A ``hub:`` set is read by the worker
+    only: pin it from a ``local:`` copy, or from the ``annotated.sha256`` a hub run recorded.
+    """
+    try:
+        data = Path(examples).read_bytes()
+    except OSError as err:
+        raise JudgeDataError(f"examples file {examples} cannot be read: {err.strerror or err}") from None
+    return PaperDataPins(
+        examples_sha256=hashlib.sha256(data).hexdigest(),
+        annotated_sha256=load_annotated_set(annotated).sha256,
+    )

@@ -10,7 +10,10 @@
 * **score distributions**, human vs judge, per criterion (the paper's Figures 4–6).
 
 A figure is computed over *scored* items only: an unparsed answer has no score and is
-never turned into one; the unparsed rate is reported beside every figure.  With fewer
+never turned into one; the unparsed rate is reported beside every figure.  Table 1's p-values
+are Spearman's test at n = 250, every answer of a judge, so ρ is also given with every answer
+counted (:attr:`Agreement.spearman_all`): an unparsed answer as the score farthest from the
+human's (:func:`farthest_score`), the worst it could have been — a lower bound at Table 1's n.  With fewer
 than :data:`MIN_ITEMS` scored items a figure is :class:`NotEnoughData`, and so is ρ when
 either column is constant (ρ is undefined there: scipy would return NaN).  NaN never
 leaves this module.
@@ -108,12 +111,20 @@ class Agreement:
     bias: Figure
     mean_human: Figure
     mean_judge: Figure
+    #: ρ over every answer, an unparsed one counted as :func:`farthest_score` (Table 1's n).
+    spearman_all: Correlation | NotEnoughData = NotEnoughData("not computed")
 
     @property
     def unparsed_rate(self) -> Figure:
         if self.n_items == 0:
             return NotEnoughData("no items")
         return (self.n_items - self.n_scored) / self.n_items
+
+
+def farthest_score(human: int) -> int:
+    """The score on the 1–5 scale farthest from ``human`` (1 for a 3: both ends are 2 away, and
+    the paper found judges generous, so the low end is the less flattering guess)."""
+    return SCORES[-1] if human - SCORES[0] < SCORES[-1] - human else SCORES[0]
 
 
 def agreement(pairs: Iterable[tuple[int, int | None]]) -> Agreement:
@@ -123,7 +134,11 @@ def agreement(pairs: Iterable[tuple[int, int | None]]) -> Agreement:
     human = [float(h) for h, _ in scored]
     judge = [float(j) for _, j in scored]
     too_few = _too_few(len(scored))
+    every = [(float(h), float(farthest_score(h) if j is None else j)) for h, j in pairs]
     return Agreement(
+        spearman_all=spearman(
+            [h for h, _ in every], [j for _, j in every], names=("human", "judge (unparsed counted)")
+        ),
         n_items=len(pairs),
         n_scored=len(scored),
         spearman=spearman(human, judge, names=("human", "judge")),

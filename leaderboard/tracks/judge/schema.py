@@ -40,7 +40,17 @@ from leaderboard.tracks.judge.metrics import Agreement, Correlation, Figure, Jud
 from leaderboard.tracks.judge.parse import ParseStatus
 
 #: The figures of a :class:`StatBlock` that can be "not enough data".
-STAT_FIGURES: tuple[str, ...] = ("unparsed_rate", "rho", "p", "mae", "bias", "mean_human", "mean_judge")
+STAT_FIGURES: tuple[str, ...] = (
+    "unparsed_rate",
+    "rho",
+    "p",
+    "mae",
+    "bias",
+    "mean_human",
+    "mean_judge",
+    "rho_all",
+    "p_all",
+)
 
 
 class StatBlock(BaseModel):
@@ -57,6 +67,12 @@ class StatBlock(BaseModel):
     bias: float | None = None
     mean_human: float | None = None
     mean_judge: float | None = None
+    #: **[project]** ρ and p over *every* answer, an unparsed one counted as the score farthest
+    #: from the human's (:func:`~leaderboard.tracks.judge.metrics.farthest_score`): Table 1's n
+    #: (250 per judge) with a worst case for what could not be read.  ``rho`` and ``p`` are over
+    #: the scored answers only.  Absent in files written before issue 29.
+    rho_all: float | None = None
+    p_all: float | None = None
     #: figure name → why it is null.
     not_enough_data: dict[str, str] = Field(default_factory=dict)
 
@@ -69,10 +85,14 @@ class StatBlock(BaseModel):
             "mean_human": agreement.mean_human,
             "mean_judge": agreement.mean_judge,
         }
-        if isinstance(agreement.spearman, Correlation):
-            values |= {"rho": agreement.spearman.rho, "p": agreement.spearman.p}
-        else:
-            values |= {"rho": agreement.spearman, "p": agreement.spearman}
+        for rho, p, spearman in (
+            ("rho", "p", agreement.spearman),
+            ("rho_all", "p_all", agreement.spearman_all),
+        ):
+            if isinstance(spearman, Correlation):
+                values |= {rho: spearman.rho, p: spearman.p}
+            else:
+                values |= {rho: spearman, p: spearman}
         return cls(
             n_items=agreement.n_items,
             n_scored=agreement.n_scored,
@@ -120,6 +140,34 @@ class AnnotatedSetInfo(BaseModel):
     items: int
 
 
+class PaperDataPins(BaseModel):
+    """The SHA-256 digests a maintainer pinned as the paper's own data (``--judge-paper-pins FILE``).
+
+    The paper's examples and annotations are under a no-derivatives licence: the project ships
+    neither, only a way to say "these bytes are the paper's".  ``examples_sha256`` is the digest
+    of the examples file's bytes (:class:`FewShotInfo`), ``annotated_sha256`` that of the
+    annotated set's items (:class:`AnnotatedSetInfo`).  A meta run records the pins its worker
+    held; it is comparable with Table 1 only when its own digests equal them.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    examples_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    annotated_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class JudgeStanding(StrEnum):
+    """What a judge run's figures can be compared with (:attr:`JudgeResultsFile.standing`)."""
+
+    #: The paper protocol, in full, on the pinned examples and annotated set: a row of Table 1.
+    COMPARABLE = "comparable with Table 1"
+    #: The paper protocol in full on other data (unpinned, or digests that differ): listed beside
+    #: the comparable runs, never ranked among them.
+    PAPER_OTHER_DATA = "paper protocol, other data"
+    #: The project protocol, the bundled sample, a limit or a token cap: shown only on request.
+    NOT_COMPARABLE = "not comparable"
+
+
 class GenerationSource(StrEnum):
     """Whose decoding settings a judge ran with."""
 
@@ -163,6 +211,8 @@ class MetaBody(BaseModel):
     few_shot: FewShotInfo | None = None
     generation: GenerationSettings | None = None
     annotated: AnnotatedSetInfo | None = None
+    #: **[project]** The digests the worker held as the paper's data (None: it held none).
+    paper_pins: PaperDataPins | None = None
     criteria: dict[Criterion, StatBlock]
     overall: StatBlock
     items: list[MetaItem]
@@ -242,17 +292,20 @@ class JudgeResultsFile(ResultsEnvelope):
     judge: JudgeBody
 
     @property
-    def comparable(self) -> bool:
-        """The same measurement as the paper's Table 1: the ``paper`` protocol, in full, on a real set.
+    def standing(self) -> JudgeStanding:
+        """Comparable with Table 1, the paper protocol on other data, or neither.
 
-        A meta run of the ``paper`` protocol (with its examples file), every item (no
-        ``limit``, answers not capped by ``--max-gen-toks``), on an annotated set read from
-        ``hub:`` or ``local:`` and identified by its digest.  The bundled sample is not a real
-        set; ``project`` runs measure the project's protocol, not the paper's.  Comparable
-        runs are ranked only beside runs on the same set (:attr:`annotated_set`).
+        *Paper protocol in full*: a meta run of the ``paper`` protocol with its examples file,
+        every item (no ``limit``, answers not capped by ``--max-gen-toks``), on an annotated set
+        read from ``hub:`` or ``local:`` and identified by its digest.  Such a run is
+        **comparable with Table 1** only when its examples file's SHA-256 and its annotated
+        set's SHA-256 equal the digests pinned as the paper's (:class:`PaperDataPins`, recorded
+        by the worker from its maintainer's configuration); otherwise it is **paper protocol,
+        other data**.  Anything else (the ``project`` protocol, the bundled sample, a limit, a
+        cap) is **not comparable**.
         """
         body, run = self.judge, self.run
-        return (
+        in_full = (
             isinstance(body, MetaBody)
             and body.protocol is JudgeProtocol.PAPER
             and body.few_shot is not None
@@ -261,6 +314,25 @@ class JudgeResultsFile(ResultsEnvelope):
             and run.limit is None
             and run.max_gen_toks is None
         )
+        if not in_full:
+            return JudgeStanding.NOT_COMPARABLE
+        assert isinstance(body, MetaBody) and body.few_shot is not None and body.annotated is not None
+        pins = body.paper_pins
+        if (
+            pins is not None
+            and pins.examples_sha256 == body.few_shot.sha256
+            and pins.annotated_sha256 == body.annotated.sha256
+        ):
+            return JudgeStanding.COMPARABLE
+        return JudgeStanding.PAPER_OTHER_DATA
+
+    @property
+    def comparable(self) -> bool:
+        """The same measurement as the paper's Table 1 on the paper's data (:attr:`standing`).
+
+        Comparable runs are ranked only beside runs on the same set (:attr:`annotated_set`).
+        """
+        return self.standing is JudgeStanding.COMPARABLE
 
     @property
     def annotated_set(self) -> str:

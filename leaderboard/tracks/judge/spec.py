@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from eval_queue.tracks import PanelRef, TrackSpec, WorkerOption
 from leaderboard.core.datasource import DataSource
-from leaderboard.tracks.judge.data import examples_option
+from leaderboard.tracks.judge.data import examples_option, paper_pins_option
 from leaderboard.tracks.judge.definition import TRACK, JudgeOptions
 
 _APP = "leaderboard.tracks.judge.app"
@@ -28,6 +28,14 @@ SPEC = TrackSpec(
             "explanation; every criterion), a maintainer's copy of the paper's — never bundled. Without it "
             "this worker refuses paper-protocol requests before claiming them",
             parse=examples_option,
+            metavar="FILE",
+        ),
+        WorkerOption(
+            "--judge-paper-pins",
+            "judge: a maintainer's JSON file pinning the SHA-256 of the paper's examples file and "
+            'annotated set ({"examples_sha256": …, "annotated_sha256": …}); only paper-protocol runs on '
+            'exactly those bytes are comparable with Table 1 (without it: "paper protocol, other data")',
+            parse=paper_pins_option,
             metavar="FILE",
         ),
     ),

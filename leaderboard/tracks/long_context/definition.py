@@ -143,6 +143,40 @@ QUESTION_SET_SPECS: Mapping[QuestionSet, QuestionSetSpec] = MappingProxyType({s.
 SET_BY_ITEM_KIND: Mapping[str, QuestionSet] = MappingProxyType({s.item_kind: s.id for s in QUESTION_SETS})
 
 
+#: The INDAQA2 paper's counts of the full dataset: QA items per question type (Table 2) and
+#: documents per split (§3.7: "13,661 open-ended QA items spanning 362 documents"; "11,560
+#: open-ended QA items spanning 99 documents").  A ``hub`` run is checked against them at load.
+PAPER_QUESTIONS: Mapping[QuestionSet, int] = MappingProxyType(
+    {
+        QuestionSet.SUMMARY: 13_661,
+        QuestionSet.LOCAL: 7_901,
+        QuestionSet.LOCAL_ALT: 2_286,
+        QuestionSet.ENTITY: 1_373,
+    }
+)
+PAPER_BOOKS: Mapping[Split, int] = MappingProxyType({Split.SUMMARY_LEVEL: 362, Split.PASSAGE_LEVEL: 99})
+
+
+def paper_count_mismatches(
+    questions: Mapping[QuestionSet, int], books: Mapping[Split, int]
+) -> tuple[str, ...]:
+    """Each count that differs from the paper's (:data:`PAPER_QUESTIONS`, :data:`PAPER_BOOKS`), named.
+
+    Empty: the data has the paper's size.  A count absent from ``questions``/``books`` is 0.
+    """
+    found = [
+        f"{spec.label} questions: {questions.get(spec.id, 0):,}, the paper's Table 2 has {PAPER_QUESTIONS[spec.id]:,}"
+        for spec in QUESTION_SETS
+        if questions.get(spec.id, 0) != PAPER_QUESTIONS[spec.id]
+    ]
+    found += [
+        f"{split.value} books: {books.get(split, 0):,}, the paper (§3.7) has {expected:,}"
+        for split, expected in PAPER_BOOKS.items()
+        if books.get(split, 0) != expected
+    ]
+    return tuple(found)
+
+
 # --------------------------------------------------------------------------- context settings
 
 

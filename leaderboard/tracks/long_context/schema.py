@@ -117,6 +117,22 @@ class LongContextRunInfo(RunInfo):
     window_tokens: int | None = None
     kept_side: KeptSide | None = None
     decode_cache: str | None = None  # "static" | "dynamic": how answers were decoded (speed only)
+    #: Which data the run read (issue 29; None in files written before): the SHA-256 of the
+    #: local folder's book files, or of every Hub split's rows as loaded; the Hub commit when
+    #: the datasets cache names it; for ``hub`` data, each count that differs from the paper's
+    #: Table 2 / §3.7 (``[]``: none differs; None: not checked).
+    data_sha256: str | None = None
+    data_commit: str | None = None
+    data_mismatches: list[str] | None = None
+
+    @property
+    def data_problems(self) -> tuple[str, ...]:
+        """Why the data cannot be called the paper's (empty: it can): unknown revision, other counts."""
+        if self.data_sha256 is None:
+            return ("dataset revision not recorded",)
+        if self.data_mismatches is None:
+            return ("dataset not checked against the paper's counts",)
+        return tuple(self.data_mismatches)
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -146,8 +162,13 @@ class LongContextResults(ResultsEnvelope):
 
     @property
     def comparable(self) -> bool:
-        """A full run on the official data that measured what the paper measured (no variant)."""
-        return self.run.official_full_run and not self.run.variants
+        """A full run on the official data that measured what the paper measured (no variant), on
+        a recorded dataset revision whose question and book counts are the paper's.
+
+        Comparable runs are ranked together only when their data is the same revision
+        (``run.data_sha256``: two Hub versions of INDAQA2 are never ranked together).
+        """
+        return self.run.official_full_run and not self.run.variants and not self.run.data_problems
 
     settings: dict[ContextSetting, SettingResult]
 

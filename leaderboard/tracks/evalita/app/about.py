@@ -73,24 +73,26 @@ METRIC_SETS = """
 The ranking, task and model pages have a switch **Metrics: lm-eval | as specified** (kept in the
 link as `metrics=`).  **lm-eval** (the default) is what lm-evaluation-harness 0.4.13 computes: the
 numbers of the paper's tables and of the official board, stored exactly as the harness reported
-them.  **As specified** scores four tasks the way the paper specifies them; MaxP, AvgP, CPS and
-the ranking are then computed the same way from those scores.  Each difference, with one example:
+them.  **As specified** (version 2) scores six tasks the way the paper specifies them; MaxP, AvgP,
+CPS and the ranking are then computed the same way from those scores.  Each difference, with one
+example (each pinned by a test):
 
 | Task | lm-eval | As specified | Example |
 | --- | --- | --- | --- |
 | **WIC**, **HS** | binary F1 of the positive option ("same meaning", "hate") | F1-macro over both classes (Table 1; §3.1, §3.4) | Gold *Sì, No, Sì, No*. A model that always answers *No* scores 0.00 with lm-eval, one that always answers *Sì* 66.67; as specified both score 33.33 — a prompt that nudges a model towards *No* no longer looks like a failure of the model. |
-| **NER** | upstream's slot labels: when the answer names more entities than the gold has, a missed entity counts as a found PER | entity-level F1 of PER, LOC and ORG on (text, type) matches, macro-averaged (§3.8) | Gold *Mario Rossi$PER*, answer *Roma$LOC, Milano$LOC*: 50.00 with lm-eval (the missed person counts as found), 0.00 as specified. |
+| **LS** | out-of-ten F1 that credits a substitute named twice twice | the same oot F1, each substitute credited once per context (§3.7: "*Out-of-Ten (oot)*, which considers the top 10 guesses") | Gold *pieno* (3 annotators), *colmo* (1) on two contexts; answers *pieno, pieno* and *colmo*: 87.50 with lm-eval, 50.00 as specified — what *pieno* and *colmo* score. |
+| **NER** | upstream's slot labels: when the answer names more entities than the gold has, a missed entity counts as a found PER | entity-level F1 of PER, LOC and ORG on (text, type) matches, macro-averaged (§3.8: "F1-macro scores evaluate system performance on person, location, and organization entities"); every span that is not a gold (span, type) pair is a false positive, one with no type or another type a false positive of every averaged type | Gold *Mario Rossi$PER*, answer *Roma$LOC, Milano$LOC*: 50.00 with lm-eval (the missed person counts as found), 0.00 as specified.  Gold *Roma$LOC, Mario Rossi$PER*, answer *Roma$LOC, Mario Rossi$PER, la città, il sindaco, ieri, domani*: 66.67 with lm-eval, 33.33 as specified. |
+| **RE** | F1-macro of "relation" and a synthetic "no relation" slot class, in an order-dependent matching | relation-level F1 = 2TP / (2TP + FP + FN) over (result, test) pairs, pooled over the test set, in any order (§3.9: "Performance is assessed using Precision, Recall, and F1 score") | One relation in four documents, the answer *&&NOREL&&* everywhere: 42.86 with lm-eval, 0.00 as specified. |
 | **SUM** | ROUGE-1 on rouge_score's tokens, which keep only `a-z0-9`: *città* → *citt*, *è* vanishes | ROUGE-1 on Italian tokens: letters with accents kept | Reference *Però il sindaco è contrario*, summary *Per il sindaco, contrario*: 100.00 with lm-eval (*però* becomes the preposition *per*, *è* is dropped), 66.67 as specified. |
 
-The other six are scored alike in both sets: **TE**, **FAQ**, **AT** (accuracy), **SA** (the mean
-F1 of the positive and negative polarities, as §3.3 says), **LS** (F1 of the out-of-ten answers:
-§3.7 names the *Best* and *oot* scores without a formula the harness departs from) and **RE** (the
-paper says "Precision, Recall, and F1" without naming an averaging, so the harness's F1-macro
-stays).  The as-specified scores are computed from each run's stored answers — by the worker when
-it publishes a run, by `python -m backend rescore` for older runs — and written beside the harness's
-numbers, never over them; a run that has none yet shows those four tasks empty and is not ranked
-in that view.  They are not comparable with the paper's tables or the official board.  Intervals
-and tiers are computed for the lm-eval scores: the as-specified view shows none.
+The other four are scored alike in both sets: **TE**, **FAQ**, **AT** (accuracy) and **SA** (the
+mean F1 of the positive and negative polarities, as §3.3 says).  The as-specified scores are
+computed from each run's stored answers — by the worker when it publishes a run, by
+`python -m backend rescore` for older runs (version 1 of the set, issue 20, scored LS and RE as
+lm-eval: its blocks are kept and no longer read) — and written beside the harness's numbers,
+never over them; a run that has none yet shows those six tasks empty and is not ranked in that
+view.  They are not comparable with the paper's tables or the official board.  Intervals and
+tiers are computed for the lm-eval scores: the as-specified view shows none.
 """
 
 REPRODUCE = """

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from leaderboard.export import ExportOptions, ExportTable, hidden_runs_note
 from leaderboard.tracks.judge.app.intervals import interval_table, vs_best_column
 from leaderboard.tracks.judge.app.tables import (
+    ALL_ANSWERS_COLUMNS,
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
@@ -35,12 +36,14 @@ JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(
         "protocol": "protocol",
         "data": "data",
         "limit": "limit",
+        "standing": "standing",
         stat_column(OVERALL, TableFigure.RHO): "ρ",
         vs_best_column(OVERALL): "vs best ρ",
         stat_column(OVERALL, TableFigure.P): "p",
         stat_column(OVERALL, TableFigure.MAE): "MAE",
         stat_column(OVERALL, TableFigure.BIAS): "bias",
         stat_column(OVERALL, TableFigure.UNPARSED): "unparsed",
+        ALL_ANSWERS_COLUMNS[0]: "ρ (unparsed at worst)",
         **{stat_column(c, TableFigure.RHO): f"ρ {c.label.lower()}" for c in CRITERIA},
     }
 )
@@ -55,11 +58,15 @@ def export_results(records: Mapping[str, JudgeRun], options: ExportOptions) -> E
     notes: list[str] = []
     if not options.include_noncomparable:
         meta = [r for r in latest(runs) if r.mode is JudgeMode.META]
-        hidden = sum(not r.comparable for r in meta)
+        hidden = sum(not r.listed for r in meta)
         notes.extend(hidden_runs_note(hidden, "the project protocol, the sample, or a --limit"))
     figures = [stat_column(scope, figure) for scope in SCOPES for figure in TableFigure]
     if table[figures].isna().any().any():
         notes.append(
             f"an empty cell is {NOT_ENOUGH_DATA} (fewer than three scored items, or constant scores)"
         )
+    notes.append(
+        "ρ is over the parsed answers; 'ρ (unparsed at worst)' counts every answer, an unparsed one as "
+        "the score farthest from the human's (Table 1's n = 250 per judge)"
+    )
     return ExportTable(table, frozenset(), tuple(notes), JUDGES_SUMMARY)

@@ -3,8 +3,8 @@
 Views are computed by :mod:`leaderboard.tracks.judge.app.tables` from the judge records of the
 app's latest store read (``AppContext.track_records``); this module only lays them out.
 A figure that could not be computed is shown as *not enough data*, never as NaN or 0.
-Only comparable runs (the paper's protocol in full on a real annotated set) are listed unless
-"all runs" is ticked; the table shows one annotated set at a time (the selector, kept in the
+Only paper-protocol runs in full are listed unless "all runs" is ticked — those comparable with
+Table 1 (on the data pinned as the paper's) first, those on other data beside them, labelled; the table shows one annotated set at a time (the selector, kept in the
 link as ``judge_set``: the set's SHA-256), so judges of different sets are never ranked together.
 """
 
@@ -32,6 +32,7 @@ from leaderboard.tracks.judge.app.plots import (
     distributions_figure,
 )
 from leaderboard.tracks.judge.app.tables import (
+    ALL_ANSWERS_COLUMNS,
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
@@ -46,6 +47,7 @@ from leaderboard.tracks.judge.app.tables import (
     stat_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, TRACK, Criterion, JudgeMode
+from leaderboard.tracks.judge.schema import JudgeStanding
 from leaderboard.ui.common import Choices, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -107,11 +109,15 @@ def display_table(table: pd.DataFrame, intervals: pd.DataFrame | None = None) ->
         "precision": "precision",
         "protocol": "protocol",
         "data": "data",
+        "standing": "standing",
     }
     for scope in SCOPES:
         figures = TableFigure if scope == OVERALL else CRITERION_FIGURES
         for figure in figures:
             columns[stat_column(scope, figure)] = f"{scope_label(scope)} {FIGURE_LABELS[figure]}"
+        if scope == OVERALL:
+            # ρ with every answer counted (an unparsed one at its worst): Table 1's n.
+            columns[ALL_ANSWERS_COLUMNS[0]] = f"{scope_label(scope)} ρ (unparsed at worst)"
     shown = table[list(columns)].rename(columns=columns)
     shown["revision"] = [short_revision(r) for r in shown["revision"]]
     n = f"{scope_label(OVERALL)} {FIGURE_LABELS[TableFigure.N]}"
@@ -153,14 +159,23 @@ def _caption(
     n_sets: int,
 ) -> str:
     meta = [r for r in latest(runs) if r.mode is JudgeMode.META]
-    hidden = 0 if all_runs else sum(not r.comparable for r in meta)
+    hidden = 0 if all_runs else sum(not r.listed for r in meta)
     if not meta:
         return "No judge has been evaluated yet: submit a model with `--track judge`."
     if chosen is None:
-        text = "No comparable judge run yet (the paper protocol, run in full on a real annotated set)."
+        text = "No paper-protocol judge run yet (the paper protocol, run in full on a real annotated set)."
     else:
         digest = f" (SHA-256 `{chosen.sha256}`)" if chosen.sha256 else ""
         text = f"{len(shown)} judge run(s) on the annotated set **{chosen.name}**{digest}."
+        other = sum(
+            r.standing is JudgeStanding.PAPER_OTHER_DATA for r in meta if r.annotated_set == chosen.key
+        )
+        if other and not shown.empty:
+            text += (
+                f" {other} of them ran the paper protocol on other data (an examples file or set whose "
+                "SHA-256 is not the one pinned as the paper's): listed after the comparable ones, "
+                "labelled *paper protocol, other data*, never ranked among them."
+            )
         if n_sets > 1:
             text += f" {n_sets - 1} other set(s) in the selector: judges of different sets are not ranked together."
     if hidden:

@@ -13,9 +13,11 @@ Every column name is built here, once, from the rubric (:func:`stat_column`,
 :func:`mean_column`).  A figure that could not be computed is ``pd.NA`` in a nullable
 ``Float64`` column — never NaN, never 0 — and the tab shows it as *not enough data*.
 Several files of one judge on one set with one protocol: the newest wins (:func:`latest`).
-Only comparable runs (the paper's protocol in full on a real annotated set,
-:attr:`JudgeResultsFile.comparable`) are listed unless asked for, and judges are ranked only
-beside judges of the same annotated set — identified by its SHA-256 (:func:`annotated_sets`).
+By default the judges table lists the paper-protocol runs in full (:attr:`JudgeResultsFile.standing`):
+those *comparable with Table 1* (on the examples file and annotated set pinned as the paper's)
+first, then, beside them and ranked apart, those of the *paper protocol, other data*; the rest
+only when asked for.  Judges are ranked only beside judges of the same standing and the same
+annotated set — identified by its SHA-256 (:func:`annotated_sets`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,14 @@ import pandas as pd
 from eval_queue.vocabulary import short_revision
 from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion, JudgeMode
 from leaderboard.tracks.judge.metrics import AgreementMatrix, Correlation, agreement_matrix, distributions
-from leaderboard.tracks.judge.schema import GenerationsBody, JudgeResultsFile, MeanBlock, MetaBody, StatBlock
+from leaderboard.tracks.judge.schema import (
+    GenerationsBody,
+    JudgeResultsFile,
+    JudgeStanding,
+    MeanBlock,
+    MetaBody,
+    StatBlock,
+)
 
 #: "All criteria pooled", the scope beside the five criteria.
 OVERALL = "overall"
@@ -84,17 +93,23 @@ RUN_COLUMNS: tuple[str, ...] = (
     "protocol",
     "limit",
     "comparable",
+    "standing",
     "few_shot",
     "rubric",
     "finished_at",
     "results_path",
     "details_path",
 )
+#: ρ and p with every answer counted, an unparsed one at its worst (``StatBlock.rho_all``), pooled.
+ALL_ANSWERS_COLUMNS: tuple[str, ...] = (f"{OVERALL}_rho_all", f"{OVERALL}_p_all")
 JUDGES_COLUMNS: tuple[str, ...] = (
     *JUDGE_KEY_COLUMNS,
     *RUN_COLUMNS,
     *(stat_column(scope, figure) for scope in SCOPES for figure in TableFigure),
+    *ALL_ANSWERS_COLUMNS,
 )
+#: The order of the standings in the judges table (comparable first, the others beside).
+_STANDING_ORDER = {standing: i for i, standing in enumerate(JudgeStanding)}
 MEANS_COLUMNS: tuple[str, ...] = (
     "model",
     "model_revision",
@@ -135,6 +150,16 @@ class JudgeRun:
         return self.results.comparable
 
     @property
+    def standing(self) -> JudgeStanding:
+        """Comparable with Table 1, paper protocol on other data, or not comparable."""
+        return self.results.standing
+
+    @property
+    def listed(self) -> bool:
+        """Listed by default: the paper protocol in full (comparable, or beside them on other data)."""
+        return self.standing is not JudgeStanding.NOT_COMPARABLE
+
+    @property
     def annotated_set(self) -> str:
         """The set it was measured on: its SHA-256 (older files: its label) (:attr:`JudgeResultsFile.annotated_set`)."""
         return self.results.annotated_set
@@ -169,7 +194,7 @@ def latest(runs: Iterable[JudgeRun]) -> list[JudgeRun]:
 
 def _select(runs: Iterable[JudgeRun], mode: JudgeMode, include_noncomparable: bool) -> list[JudgeRun]:
     chosen = [r for r in latest(runs) if r.mode is mode]
-    return chosen if include_noncomparable else [r for r in chosen if r.comparable]
+    return chosen if include_noncomparable else [r for r in chosen if r.listed]
 
 
 @dataclass(frozen=True)
@@ -287,6 +312,7 @@ def judges_table(
             "protocol": body.protocol.value,
             "limit": info.limit,
             "comparable": run.comparable,
+            "standing": run.standing.value,
             "few_shot": body.few_shot.file if body.few_shot else None,
             "rubric": body.rubric,
             "finished_at": info.finished_at,
@@ -297,6 +323,8 @@ def judges_table(
             block = body.overall if scope == OVERALL else body.criteria.get(Criterion(scope))
             for figure in TableFigure:
                 row[stat_column(scope, figure)] = pd.NA if block is None else _stat_cell(block, figure)
+        row[ALL_ANSWERS_COLUMNS[0]] = _rounded(body.overall.rho_all, TableFigure.RHO.decimals)
+        row[ALL_ANSWERS_COLUMNS[1]] = _rounded(body.overall.p_all, TableFigure.P.decimals)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(JUDGES_COLUMNS))
     numeric = [c for c in JUDGES_COLUMNS if c not in JUDGE_KEY_COLUMNS and c not in RUN_COLUMNS]
@@ -312,10 +340,15 @@ def judges_table(
         order.get(sha if isinstance(sha, str) else data, len(order))
         for sha, data in zip(frame["set_sha256"], frame["data"], strict=True)
     ]
+    # Standing first: a run on other data is listed beside the comparable ones, never among them.
+    frame["_standing"] = [_STANDING_ORDER[JudgeStanding(s)] for s in frame["standing"]]
     ranked = frame.sort_values(
-        ["_set", main, "judge"], ascending=[True, False, True], na_position="last", ignore_index=True
+        ["_standing", "_set", main, "judge"],
+        ascending=[True, True, False, True],
+        na_position="last",
+        ignore_index=True,
     )
-    return ranked.drop(columns="_set")
+    return ranked.drop(columns=["_standing", "_set"])
 
 
 def agreement_for(

@@ -55,6 +55,8 @@ def export_results(records: Mapping[str, LongContextResults], options: ExportOpt
     table = export_table(runs, include_noncomparable=options.include_noncomparable)
     hidden = sum(1 for run in runs if not run.comparable) if not options.include_noncomparable else 0
     notes = hidden_runs_note(
-        hidden, "sample or local data, a --limit, or a variant: the window's start kept, a chat template"
+        hidden,
+        "sample or local data, a --limit, a variant (the window's start kept, a chat template), or hub "
+        "data whose revision is unrecorded or whose counts differ from the paper's Table 2",
     )
     return ExportTable(table, PERCENT_COLUMNS, notes, TABLE5_SUMMARY)

@@ -113,7 +113,8 @@ def table5(runs: Sequence[LongContextResults], *, include_noncomparable: bool = 
         records.append(
             _key(run, setting) | {column(qs, m): percent(_score(sets[qs], m)) for qs, m in TABLE5_COLUMNS}
         )
-        groups.append((setting.value, run.comparable, run.run.variants))
+        # The data revision too: two versions of the dataset are never ranked together.
+        groups.append((setting.value, run.comparable, run.run.variants, run.run.data_sha256))
     frame = pd.DataFrame.from_records(records, columns=[*KEY_COLUMNS, *TABLE5_COLUMN_NAMES])
     scores = frame[list(TABLE5_COLUMN_NAMES)].astype(float)
     best = pd.DataFrame(False, index=frame.index, columns=list(TABLE5_COLUMN_NAMES))
@@ -158,6 +159,8 @@ def export_table(runs: Sequence[LongContextResults], *, include_noncomparable: b
             "limit": run.run.limit,
             "variant": ", ".join(run.run.variants) or None,
             "comparable": run.comparable,
+            "data_sha256": run.run.data_sha256,
+            "data_problems": "; ".join(run.run.data_problems) or None,
         }
         for qs in QuestionSet:
             scores = result.sets[qs]
