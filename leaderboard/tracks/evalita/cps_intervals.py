@@ -157,6 +157,10 @@ class TaskCPS:
         return self.bootstrap.draws_key
 
     @property
+    def n_items(self) -> int:
+        return self.bootstrap.n_items
+
+    @property
     def prompt_scores(self) -> Array:
         return self.bootstrap.prompt_scores
 

@@ -42,29 +42,56 @@ runs: they are kept off the ranking unless you ask to see them, and always marke
 UNCERTAINTY = """
 ### Intervals, tiers and "A vs B"
 
-**An interval** (95 % CI) is the range a score would plausibly take on another draw of test items
-of the same kind: the test sets are small (a few hundred items for several tasks), so a score
-is an estimate, not a fact.  Two models whose intervals overlap a lot may well be equally good.
+**What is estimated.**  The test sets are samples: a few hundred items for several tasks.  A
+model's CPS on a task is estimated for the *population* of items the test set was drawn from:
+Sat · MaxP of the scores its prompts would get there; its mean CPS is the mean of those over the
+ten tasks.  The number shown is always the published score (the harness's, on the test items);
+the **95 % interval** (95% CI) is where the population figure plausibly lies.
 
-**A tier** groups the models of a setting that the data cannot tell apart: tier 1 is the best
-ranked model and every model not significantly below it; the first model that is significantly
-below starts tier 2, and so on.  The rank still orders the table; the tier says which differences
-between ranks are real.
+**How.**  The worker keeps, for every run, each item's result under every prompt (`items.parquet`
+beside its answers).  The project draws 1,000 resamples of the test items (with replacement,
+fixed seed, the *same* items for every prompt of a task and for every model on the same test set)
+and recomputes each metric exactly as lm-evaluation-harness aggregates it (an F1 over the
+resampled answers, not a mean of per-item F1s).  Items that belong together are drawn together:
+the questions of one INDAQA2 book, the summaries (and their five criteria) of one judged
+document, WiC's pairs of one lemma, LS's contexts of one target word; the other Evalita tasks'
+items are independent.  A prompt score's interval is the 2.5th–97.5th percentile of its
+resamples.
 
-**How they are computed.**  The worker keeps, for every run, each item's result under every prompt
-(`items.parquet` beside its answers).  From it the project draws 1,000 resamples of the test items
-(with replacement, fixed seed, the *same* items for every prompt of a task, and for every model on
-the same test set), recomputes each metric exactly as lm-evaluation-harness aggregates it (an F1
-over the resampled answers, not a mean of per-item F1s), then CPS = Sat · MaxP per task and the mean
-over tasks; an interval is the 2.5th–97.5th percentile of the resampled values.  Two models are
-compared on the difference of their resampled mean CPS (the same resamples for both: a paired
-test, with the bootstrap's standard error), and the p-values of a tier's comparisons are
-Holm-corrected.  A run without per-item data (results imported from elsewhere, older runs) shows
-"—": no interval is ever made up.  **A vs B** (its own tab, or from the ranking and a model's
-page) does the same per task: the difference of CPS, its interval and p-value, the items on which
-the two models' answers differ, and one line such as "A better on 3 tasks, no difference on 6, B
-better on 1".  Known limit: when several prompts tie for the best score, the interval of CPS is a
-little too narrow (a bootstrap of a maximum).
+**Ties between prompts.**  MaxP is a maximum of noisy prompt scores, so it is biased upwards
+exactly when prompts are close: with six tied prompts the best observed prompt is the luckiest.
+A resample adds the same luck again, so a plain percentile interval of CPS misses the truth when
+prompts tie (36 % coverage for the mean CPS in a simulation with a known truth).  The interval of
+CPS and of the mean CPS is therefore the union of two *reflected* intervals (θ̂ − (θ* − θ̂)):
+one removes the bias the observed prompt gaps imply (right when prompts are far apart), the
+other first shrinks the prompt scores towards their mean by the share of their spread that noise
+explains, so that prompts noise cannot tell apart count as tied (right at a tie).  The truth's
+bias lies between the two.  When prompts tie, the interval may sit below the published score:
+the published MaxP overstates the best prompt there.  Checked by simulation over {distinct,
+near-tie, tied prompts} × {no, moderate, strong cluster effect} × {accuracy, F1-macro, NER F1,
+ROUGE-like} (`bench/bench_calibration.py`; figures in the README).
+
+**A tier** is 1 + the number of runs significantly better than this one: tier 1 means no run of
+the setting is significantly better, tier 3 that two are.  It is the upper end of the run's rank
+range (as Chatbot Arena's "rank (UB)"); the rank still orders the table.  "Significantly better":
+a paired test on the mean CPS (the two runs' resampled differences on the same items), which
+calls two runs different only if every centring between the two bias estimates says so, with
+Holm's correction over the run's comparisons with every other run (α = 0.05).  So for each run
+the chance that its tier counts a run that is not truly better is at most 5 %; input order
+changes nothing, and adding a run far below changes no other run's tier.  Tiers are not
+contiguous blocks: a noisy run may have tier 1 just below a run with tier 2.
+
+**The smallest gap the data can detect.**  Each task page gives, for its CPS and for the mean
+CPS, the smallest true difference between two models that a test at α = 0.05 finds with 80 %
+power (Miller 2024, "Adding error bars to evals": 2.80 × the standard error of the difference),
+from the intervals of the runs shown.  A gap below it between two models may be real, but these
+test sets cannot show it.
+
+A run without per-item data (results imported from elsewhere, older runs) shows "—": no interval
+is ever made up.  **A vs B** (its own tab, or from the ranking and a model's page) does the same
+per task: the difference of CPS, its interval and p-value (Holm over the tasks), the items on
+which the two models' answers differ, and one line such as "A better on 3 tasks, no difference
+on 6, B better on 1".
 """
 
 METRIC_SETS = """

@@ -104,6 +104,7 @@ class TaskTab(Tab):
                     text
                     for text in (
                         views.task_info_markdown(task.id, board.metrics),
+                        views.detectable_gaps_markdown(board, task.id, num_fewshot),
                         metrics_banner(board, state.shots),
                     )
                     if text

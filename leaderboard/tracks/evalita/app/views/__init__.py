@@ -59,6 +59,7 @@ from leaderboard.tracks.evalita.app.views.ranking import (
 )
 from leaderboard.tracks.evalita.app.views.task import (
     TASK_TABLE_AGGREGATES,
+    detectable_gaps_markdown,
     prompt_side_view,
     prompt_text_html,
     prompts_html,
@@ -133,6 +134,7 @@ __all__ = [
     "datatypes",
     "details_path_of",
     "details_view",
+    "detectable_gaps_markdown",
     "format_params",
     "heading",
     "html_text",

@@ -128,6 +128,44 @@ def _task_models(board: Board, task_id: str, num_fewshot: int, show_noncomparabl
     return table
 
 
+def detectable_gaps_markdown(board: Board, task_id: str, num_fewshot: int) -> str:
+    """The smallest CPS gap the data can detect, for this task and for the mean CPS (80 % power).
+
+    Miller 2024 ("Adding error bars to evals"): a two-sided test at α = 0.05 detects a true
+    difference with 80 % power from 2.80 × its standard error.  The standard error of one run's
+    figure is its 95 % interval's width / 3.92 (median over the comparable runs of the setting);
+    two runs' difference is taken as independent (× √2): paired runs on the same items usually
+    do better, so this is the gap a comparison can be trusted to find, not the least it may.
+    """
+    from leaderboard.core.uncertainty import minimum_detectable_effect
+
+    rows = board.rows(num_fewshot)
+    if "comparable" in rows and bool(rows["comparable"].any()):
+        rows = rows[rows["comparable"].astype(bool)]
+    parts = []
+    for label, column in (
+        (f"{TASKS[task_id].abbrev} CPS", task_column(task_id, Aggregate.CPS)),
+        ("mean CPS", "avg_cps"),
+    ):
+        if low_column(column) not in rows or rows.empty:
+            continue
+        widths = (rows[high_column(column)].astype(float) - rows[low_column(column)].astype(float)).dropna()
+        if widths.empty:
+            continue
+        se = float(widths.median()) / 3.92
+        gap = minimum_detectable_effect(se * 2**0.5)
+        parts.append(
+            f"{md_text(label)}: **{gap:.1f} points** (median interval ±{float(widths.median()) / 2:.1f})"
+        )
+    if not parts:
+        return ""
+    return (
+        "**Smallest gap the data can detect** (80 % power, α = 0.05; Miller 2024): "
+        + "; ".join(parts)
+        + ". A smaller difference between two models may be real, but these test sets cannot show it."
+    )
+
+
 def prompt_side_view(
     board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool = False
 ) -> pd.DataFrame:
