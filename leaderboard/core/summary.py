@@ -15,7 +15,7 @@ bootstrap (:mod:`leaderboard.core.uncertainty`), and writes them into the result
 
 * ``method``: how the intervals were computed.  A track whose figure needs more than the
   percentile interval names its version in brackets (Evalita's CPS:
-  ``leaderboard.tracks.evalita.cps_intervals.METHOD_VERSION``); a block without one (written
+  its ``cps_intervals.METHOD_VERSION``); a block without one (written
   before 2026-11-28) holds percentile intervals and raw draws of the mean CPS, which the app
   no longer pairs with the new ones (their keys differ) — ``python -m backend rescore`` rewrites it.
 

@@ -7,7 +7,7 @@ draws are fixed by seed, task and item ids), so the difference of their draws is
 bootstrap distribution of the **paired** difference — each resample scores both runs on the
 same items.  A figure's draws here are **reflected** (``θ̂ − (θ* − θ̂)``): their mean is a
 bias-corrected estimate.  A figure whose bias is only bracketed (a maximum over prompts that
-may tie: ``leaderboard.tracks.evalita.cps_intervals``) carries a second draw set with the other
+may tie: a track's CPS-like figure) carries a second draw set with the other
 plausible centring; the test then takes the least favourable centring of the difference:
 
 ``Δ ∈ [min centre_A − max centre_B, max centre_A − min centre_B]``; when that range holds 0

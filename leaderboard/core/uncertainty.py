@@ -28,7 +28,7 @@ The resampling
 * **Intervals of smooth figures** (a prompt's score, a mean) are percentile intervals: the
   ``(1 − level)/2`` and ``(1 + level)/2`` quantiles of the resampled values.  A figure that is a
   maximum over noisy estimates is not smooth; its track builds reflected, bias-aware draws
-  (Evalita: ``leaderboard.tracks.evalita.cps_intervals``) and their percentile interval is the
+  (a track's ``cps_intervals``-like module) and their percentile interval is the
   reflected one.
 
 A task without per-item data has no interval (``None``), never a made-up one.
