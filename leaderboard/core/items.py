@@ -14,7 +14,7 @@ Data model (shapes: ``P`` prompts, ``n`` items, ``d`` statistics per item):
   ``doc_ids`` ``(n,)``), the same items for every prompt.  ``parts`` are the task's strata
   (Evalita NER's three domains), ``("",)`` for a task without any.
   ``clusters`` (optional, ``(n,)`` codes into ``cluster_names``) groups items that are not
-  independent — INDAQA2's questions of one book, WiC's pairs of one lemma — so the bootstrap
+  independent — the questions of one book, the pairs of one lemma — so the bootstrap
   draws them together (``leaderboard.core.uncertainty``).
 * :class:`RunItems` — every task of one run that has per-item data.
 

@@ -3,7 +3,7 @@
 Track-agnostic and pure (numpy, scipy; no I/O, no UI).  Inputs are :class:`~leaderboard.core.items.TaskItems`
 (per item and prompt, the metric's sufficient statistics, ``(n, P, d)``) and a registry of
 :class:`~leaderboard.core.metric_kinds.MetricKind`.  What a track derives from the resampled
-prompt scores (Evalita's CPS and mean CPS, long context's means, a judge's ρ) lives with the
+prompt scores (a CPS over prompts, a mean over questions, a correlation with people) lives with the
 track; so does the choice of interval for a non-smooth figure (a maximum over prompts).
 
 The resampling
@@ -12,7 +12,7 @@ The resampling
   items with replacement (each part of a stratified task — Evalita NER's domains — within
   itself, so the parts keep their sizes and their size weights); every prompt of the task is
   scored on those same items, so anything derived from several prompts stays paired.
-* **Clusters are drawn whole.**  Items that share a cluster (INDAQA2's questions of one book,
+* **Clusters are drawn whole.**  Items that share a cluster (the questions of one book,
   WiC's pairs of one lemma; :attr:`TaskItems.clusters`) are not independent: a resample draws
   the part's clusters with replacement and takes every item of each (the one-stage cluster
   bootstrap, Davison & Hinkley 1997 §3.8), so the spread between clusters is in the interval.

@@ -53,9 +53,8 @@ beside its answers).  The project draws 1,000 resamples of the test items (with 
 fixed seed, the *same* items for every prompt of a task and for every model on the same test set)
 and recomputes each metric exactly as lm-evaluation-harness aggregates it (an F1 over the
 resampled answers, not a mean of per-item F1s).  Items that belong together are drawn together:
-the questions of one INDAQA2 book, the summaries (and their five criteria) of one judged
-document, WiC's pairs of one lemma, LS's contexts of one target word; the other Evalita tasks'
-items are independent.  A prompt score's interval is the 2.5th–97.5th percentile of its
+WiC's pairs of one lemma and LS's contexts of one target word (the other tracks do the same
+with their books and documents); the other tasks' items are independent.  A prompt score's interval is the 2.5th–97.5th percentile of its
 resamples.
 
 **Ties between prompts.**  MaxP is a maximum of noisy prompt scores, so it is biased upwards
