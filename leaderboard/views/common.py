@@ -13,7 +13,7 @@ import pandas as pd
 from eval_queue.vocabulary import RunRef, short_revision
 
 RANK, MODEL, NOTE = "Rank", "Model", "Note"
-#: A run's tier (runs the data cannot tell apart) and a figure's 95 % interval, as headed.
+#: A run's tier (1 + the runs significantly better than it) and a figure's 95 % interval, as headed.
 TIER, CI = "Tier", "95% CI"
 PARAMS, TYPE, PRECISION, REVISION = "Params (B)", "Type", "Precision", "Revision"
 #: The hidden last column of every table that lists runs: the row's :attr:`RunRef.key`, so a

@@ -80,7 +80,7 @@ def high_column(column: str) -> str:
     return f"{column}_high"
 
 
-#: A run's tier within its setting (1 = not distinguishable from the best; empty: no per-item data).
+#: A run's tier within its setting: 1 + the runs significantly better (empty: no per-item data).
 TIER_COLUMN = "tier"
 #: The intervals of the ranking (after every older column, so that existing readers are unaffected):
 #: the mean CPS's, then each task's CPS's; empty when the run kept no per-item data.

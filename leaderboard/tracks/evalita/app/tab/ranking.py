@@ -81,7 +81,14 @@ def caption(view: views.RankingView, page: views.TablePage, filters: views.Ranki
             )
         return "No run matches these filters."
     pages = f" · page {page.number} of {page.count}" if page.count > 1 else ""
-    return f"{page.caption} shown{pages} · click a row to open the model's page"
+    return f"{page.caption} shown{pages} · click a row to open the model's page  \n{TIER_SENTENCE}"
+
+
+#: What the Tier column means, in one sentence (the definition ``leaderboard.core.tiers`` implements).
+TIER_SENTENCE = (
+    "*Tier* = 1 + the number of runs significantly better than this one (paired test on the mean "
+    "CPS, Holm-corrected, α = 0.05): tier 1 means no run is significantly better."
+)
 
 
 def _filters() -> dict[str, gr.components.Component]:
