@@ -101,3 +101,41 @@ def test_the_best_judge_and_those_not_distinguishable_from_it():
     }
     assert result["good"].best and result["twin"].indistinguishable and result["twin"].p_vs_best == 1.0
     assert not result["bad"].indistinguishable and result["bad"].p_vs_best < 0.05
+
+
+def test_long_context_questions_of_one_book_are_drawn_together():
+    samples = long_context_samples(np.random.default_rng(1))
+    for rows in samples.values():
+        for row in rows:
+            row["doc"] = {"book_id": f"book{row['doc_id'] % 5}"}
+    run = long_context_run_items(samples)
+    items = next(iter(run.tasks.values()))
+    assert items.n_clusters == 5
+    from leaderboard.core.uncertainty import DEFAULT_CONFIG, DrawCache
+
+    weights = DrawCache().get(DEFAULT_CONFIG, items).weights
+    same_book = items.clusters == items.clusters[0]
+    assert (weights[:, same_book] == weights[:, [int(np.flatnonzero(same_book)[0])]]).all()
+    # Records without the doc (an older run): questions drawn one by one.
+    plain = long_context_run_items(long_context_samples(np.random.default_rng(1)))
+    assert next(iter(plain.tasks.values())).clusters is None
+
+
+def test_a_judges_summaries_of_one_document_are_drawn_together():
+    scores = [
+        JudgedScore(f"d{d}/s{s}", criterion, 1 + (d + s) % 5, 1 + (d * s) % 5)
+        for d in range(12)
+        for s in range(3)
+        for criterion in CRITERIA
+    ]
+    figures = judge_figures("j", scores, OVERALL)
+    assert figures.rho_interval is not None
+    from leaderboard.core.uncertainty import DEFAULT_CONFIG, make_draws
+
+    # The same draws the judge's figures use: 12 documents drawn whole, 15 units each.
+    units = sorted(f"{s.item}|{s.criterion.value}" for s in scores)
+    documents = np.array([u.split("/", 1)[0] for u in units])
+    draws = make_draws(DEFAULT_CONFIG, "x", [len(units)], [documents])
+    first = documents == "d0"
+    assert (draws.weights[:, first] == draws.weights[:, [int(np.flatnonzero(first)[0])]]).all()
+    assert (draws.weights.sum(axis=1) == len(units)).all()  # 12 documents of 15 units each drawn
