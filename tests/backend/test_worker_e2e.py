@@ -104,6 +104,9 @@ def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
     items = items_from_parquet(deployment.stores.details.read(f"{run.details_path}/{ITEMS_FILE_NAME}"))
     assert list(items.tasks) == sorted(task.id for task in SUITE)
     assert items.tasks["ner"].parts == ("adg", "fic", "wn") and items.tasks["te"].n_items == 2
+    # WiC's pairs of one lemma and LS's contexts of one target word are drawn together.
+    assert items.tasks["wic"].clusters is not None and items.tasks["ls"].clusters is not None
+    assert items.tasks["te"].clusters is None
     uncertainty = results.uncertainty
     assert uncertainty is not None and (uncertainty.seed, uncertainty.n_resamples) == (20250621, 1000)
     boot = cps_run(items, EVALITA_KINDS)
