@@ -15,6 +15,14 @@ No model, no GPU, no network: it reads the results and details stores of ``Setti
   that already holds an equal block is left untouched (idempotent); one whose block of the same
   version differs is reported, never overwritten.
 
+* the results file's ``uncertainty`` block (the lm-eval scores' intervals, checked with the
+  ``lm-eval`` set) is **refreshed** when it predates the current interval method (its
+  ``method`` does not name :data:`~leaderboard.tracks.evalita.cps_intervals.METHOD_VERSION`:
+  percentile intervals and mean-CPS draws the app no longer pairs, so such a run gets no tier):
+  it is recomputed from the run's per-item file (``items.parquet`` in its details folder) and
+  rewritten in place, only if those items reproduce the published scores.  ``tasks`` is never
+  touched; a current block is left as it is.
+
 A run whose details are missing, or lack what a metric needs (older details keep no LS
 annotator counts; a NER or RE target holding a separator, without the structured gold), is
 named with the reason and skipped for that task or set.  Each run is reported as one of
@@ -26,7 +34,8 @@ named with the reason and skipped for that task or set.  Each run is reported as
 * ``not checkable`` — the run kept no details, or no set could score any task.
 
 Exit codes, the worst run deciding: 0 — every run checked; 1 — a check found a difference, a
-block conflicts, or a file could not be read or written; 2 — bad usage; 3 — some run only
+block conflicts, an outdated uncertainty block cannot be recomputed, or a file could not be
+read or written; 2 — bad usage; 3 — some run only
 partly checked (none worse); 4 — some run not checkable (none with a problem).
 """
 
@@ -36,7 +45,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -45,6 +54,7 @@ from eval_queue.errors import (
     ConfigurationError,
     EvalitaError,
     MalformedFileError,
+    NotFoundError,
     StorageError,
 )
 from eval_queue.redact import install_log_redaction
@@ -53,8 +63,11 @@ from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS, load_ob
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.storage.paths import is_results_file
+from leaderboard.core.items import ITEMS_FILE_NAME, RunItems, items_from_parquet
 from leaderboard.core.migrations import track_of, upgrade
 from leaderboard.core.numbers import percent
+from leaderboard.core.summary import UncertaintySummary
+from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION
 from leaderboard.tracks.evalita.definition import TRACK
 from leaderboard.tracks.evalita.metric_sets import (
     METRIC_SETS,
@@ -69,9 +82,11 @@ from leaderboard.tracks.evalita.schema import (
     MetricSetBlock,
     PromptScore,
     ResultsFile,
+    TaskResult,
     details_file_name,
     parse_details,
 )
+from leaderboard.tracks.evalita.uncertainty import evalita_summary
 
 log = logging.getLogger("backend.tracks.evalita.rescore")
 
@@ -117,6 +132,20 @@ class SetOutcome:
 
 
 @dataclass
+class IntervalsOutcome:
+    """What rescoring did with the results file's outdated ``uncertainty`` block."""
+
+    #: WRITTEN, WOULD_WRITE (--dry-run) or SKIPPED (it could not be recomputed: ``why``).
+    action: Action
+    why: str = ""
+
+    def describe(self) -> str:
+        if self.action is Action.SKIPPED:
+            return f"outdated intervals kept ({self.why})"
+        return f"intervals ({METHOD_VERSION}) {self.action}"
+
+
+@dataclass
 class RunOutcome:
     """What rescoring did with one results file."""
 
@@ -127,14 +156,22 @@ class RunOutcome:
     failed: str | None = None
     #: The file belongs to another track (no metric sets): not rescored, not an Evalita run.
     other_track: str | None = None
+    #: The file's ``uncertainty`` block, when it was outdated (None: current, or none at all).
+    intervals: IntervalsOutcome | None = None
 
     @property
     def problem(self) -> bool:
-        return self.failed is not None or any(s.problem for s in self.sets)
+        return (
+            self.failed is not None
+            or any(s.problem for s in self.sets)
+            or (self.intervals is not None and self.intervals.action is Action.SKIPPED)
+        )
 
     @property
     def written(self) -> bool:
-        return any(s.action is Action.WRITTEN for s in self.sets)
+        return any(s.action is Action.WRITTEN for s in self.sets) or (
+            self.intervals is not None and self.intervals.action is Action.WRITTEN
+        )
 
     @property
     def status(self) -> RunStatus | None:
@@ -167,6 +204,62 @@ class _Details:
                 self.stores.details.read(path, max_bytes=DETAILS_FILE_MAX_BYTES), path
             )
         return self._read[key]
+
+
+#: The largest per-item file rescoring reads (a full Evalita run's is about 3 MB).
+ITEMS_FILE_MAX_BYTES = 64 * 2**20
+
+
+class _PerItemFile:
+    """A run's per-item file, read and parsed once (``None``: the run kept none)."""
+
+    def __init__(self, stores: Stores, folder: str, name: str = ITEMS_FILE_NAME) -> None:
+        self.path = f"{folder}/{name}"
+        self.stores = stores
+        self._read = False
+        self._items: RunItems | None = None
+
+    def get(self) -> RunItems | None:
+        """Raises :class:`MalformedFileError` or :class:`StorageError` (other than not found)."""
+        if not self._read:
+            try:
+                data = self.stores.details.read(self.path, max_bytes=ITEMS_FILE_MAX_BYTES)
+            except NotFoundError:
+                data = None
+            self._items = None if data is None else items_from_parquet(data, self.path)
+            self._read = True
+        return self._items
+
+
+def outdated(summary: UncertaintySummary | None) -> bool:
+    """Whether an ``uncertainty`` block predates the current interval method (its ``method`` does
+    not name :data:`METHOD_VERSION`); an absent block is not outdated (the run has no per-item data)."""
+    return summary is not None and METHOD_VERSION not in summary.method
+
+
+def _published(tasks: Mapping[str, TaskResult]) -> dict[str, dict[str, float | None]]:
+    return {t: {p: s.score for p, s in r.prompts.items()} for t, r in tasks.items()}
+
+
+def recomputed_intervals(
+    results: ResultsFile, per_item: _PerItemFile
+) -> tuple[UncertaintySummary | None, str]:
+    """The file's ``uncertainty`` block computed again from the per-item file, or ``(None, why)``.
+
+    The per-item data must reproduce the published ``tasks`` scores
+    (:func:`~leaderboard.tracks.evalita.uncertainty.evalita_summary` refuses otherwise): an
+    interval around another number would be a made-up one.
+    """
+    try:
+        run_items = per_item.get()
+    except (MalformedFileError, StorageError) as exc:
+        return None, f"its per-item file cannot be read: {exc}"
+    if run_items is None or not run_items.tasks:
+        return None, f"no per-item file ({per_item.path})"
+    try:
+        return evalita_summary(run_items, _published(results.tasks)), ""
+    except ValueError as exc:
+        return None, str(exc)
 
 
 def _same_score(stored: PromptScore, computed: PromptScore) -> tuple[bool, bool]:
@@ -231,12 +324,20 @@ def fill_set(
     return outcome, None
 
 
-def _append_blocks(data: bytes, path: str, blocks: Sequence[MetricSetBlock]) -> bytes:
-    """The file with ``blocks`` appended to its ``metric_sets``; every other key kept as it was."""
+def _apply(
+    data: bytes,
+    path: str,
+    blocks: Sequence[MetricSetBlock],
+    intervals: UncertaintySummary | None = None,
+) -> bytes:
+    """The file with ``blocks`` appended to its ``metric_sets`` and, if given, ``intervals`` as
+    its ``uncertainty`` block; every other key (``tasks`` first) kept as it was."""
     raw = load_object(data, path, RESULTS_LIMITS)
     present = raw.get("metric_sets") or []
     kept = [b for b in blocks if not any(_same_key(p, b) for p in present)]  # a racing rescore wrote it
     raw["metric_sets"] = [*present, *(b.model_dump(mode="json") for b in kept)]
+    if intervals is not None:
+        raw["uncertainty"] = intervals.model_dump(mode="json")
     ResultsFile.from_raw(upgrade(dict(raw), path), path)  # still a valid file
     return (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode()
 
@@ -268,6 +369,11 @@ def rescore_file(
         outcome.skipped = "the run kept no details (run.details_path is empty)"
         return outcome
     read = _Details(stores, results.run.details_path)
+    per_item = _PerItemFile(
+        stores,
+        results.run.details_path,
+        results.uncertainty.items_file if results.uncertainty is not None else ITEMS_FILE_NAME,
+    )
     now = now or isoformat(utc_now())
     blocks: list[MetricSetBlock] = []
     try:
@@ -283,15 +389,23 @@ def rescore_file(
     except (MalformedFileError, StorageError, EvalitaError) as exc:
         outcome.failed = f"reading its details: {exc}"
         return outcome
-    if blocks and dry_run:
+    intervals = None
+    # The file's block holds the lm-eval scores' intervals: refreshed with that set's check.
+    if MetricSet.LM_EVAL in sets and outdated(results.uncertainty):
+        intervals, why = recomputed_intervals(results, per_item)
+        outcome.intervals = IntervalsOutcome(Action.WRITTEN if intervals is not None else Action.SKIPPED, why)
+    changes = [f"{b.name}/{b.version}" for b in blocks] + (["intervals"] if intervals is not None else [])
+    if changes and dry_run:
         for set_outcome in outcome.sets:
             if set_outcome.action is Action.WRITTEN:
                 set_outcome.action = Action.WOULD_WRITE
-    elif blocks:
+        if outcome.intervals is not None and outcome.intervals.action is Action.WRITTEN:
+            outcome.intervals.action = Action.WOULD_WRITE
+    elif changes:
         try:
-            message = f"rescore: {', '.join(f'{b.name}/{b.version}' for b in blocks)} for {path}"
+            message = f"rescore: {', '.join(changes)} for {path}"
             stores.results.update(
-                path, lambda current: _append_blocks(current, path, blocks), message=message
+                path, lambda current: _apply(current, path, blocks, intervals), message=message
             )
         except (MalformedFileError, StorageError) as exc:
             outcome.failed = f"writing it: {exc}"
@@ -335,6 +449,8 @@ def describe(outcome: RunOutcome) -> str:
             parts.append(f"{head} {s.action}" + (f" ({', '.join(s.scored)})" if s.scored else ""))
         notes += [f"  {head}: {task} skipped: {why}" for task, why in s.skipped.items()]
         notes += [f"  {head}: {line}" for line in s.differences[:10]]
+    if outcome.intervals is not None:
+        parts.append(outcome.intervals.describe())
     status = outcome.status
     if status is RunStatus.PARTLY:
         skipped = sorted({task for s in outcome.sets for task in s.skipped})
@@ -349,12 +465,14 @@ def summary(outcomes: Sequence[RunOutcome]) -> str:
     written = sum(o.written for o in outcomes)
     failed = sum(o.failed is not None for o in outcomes)
     differ = sum(any(s.problem for s in o.sets) for o in outcomes)
+    kept = sum(o.intervals is not None and o.intervals.action is Action.SKIPPED for o in outcomes)
     others = sum(o.other_track is not None for o in outcomes)
     counts = {status: sum(o.status is status for o in outcomes) for status in RunStatus}
     return (
         f"{len(outcomes) - others} Evalita results file(s): "
         + ", ".join(f"{n} {status}" for status, n in counts.items())
         + f"; {written} written, {differ} with differences, {failed} failed"
+        + (f", {kept} with outdated intervals kept" if kept else "")
         + (f"; {others} of other tracks left alone" if others else "")
     )
 
@@ -390,7 +508,8 @@ def _parser() -> argparse.ArgumentParser:
         "--metric-set",
         choices=[m.value for m in MetricSet],
         action="append",
-        help="lm-eval: check the harness's numbers; as-specified: add its block (default: both)",
+        help="lm-eval: check the harness's numbers (and refresh an outdated uncertainty block); "
+        "as-specified: add its block (default: both)",
     )
     parser.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
     parser.add_argument(

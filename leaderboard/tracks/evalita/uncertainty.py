@@ -119,8 +119,48 @@ LS = MetricKind(
     _aggregate_ls,
 )
 
-#: Every kind an Evalita per-item file may name.
-EVALITA_KINDS: MetricKinds = GENERIC_KINDS.with_kinds(SA, NER, LS)
+
+# --------------------------------------------------------------------------- the as-specified set's own kinds
+
+
+def _aggregate_ner_entities(sums: Array, n: int) -> Array:
+    # specified.ner_f1_macro on summed counts: per type (PER, LOC, ORG) F1 = 2·tp / (gold +
+    # (predicted + invalid)), averaged over the types in the gold or among the typed
+    # predictions; none of those: 0 if any invalid span was named, else 1.  The same float
+    # operations in the same order (the counts are whole numbers, so their sums are exact).
+    tp, gold, pred, invalid = sums[..., 0:3], sums[..., 3:6], sums[..., 6:9], sums[..., 9:10]
+    averaged = (gold + pred) > 0
+    denominator = gold + (pred + invalid)
+    f1 = np.divide(2.0 * tp, denominator, out=np.zeros(tp.shape), where=averaged & (denominator > 0))
+    count = averaged.sum(axis=-1)
+    mean = sequential_sum(f1, averaged) / np.maximum(count, 1)
+    return np.where(count > 0, mean, np.where(invalid[..., 0] > 0, 0.0, 1.0))
+
+
+def _aggregate_relations(sums: Array, n: int) -> Array:
+    # specified.PRF.f1 on pooled counts: 2·tp / (2·tp + fp + fn), 1 when nothing was to be found
+    # and nothing was named.
+    tp, fp, fn = sums[..., 0], sums[..., 1], sums[..., 2]
+    denominator = 2 * tp + fp + fn
+    return np.divide(2 * tp, denominator, out=np.ones(tp.shape), where=denominator > 0)
+
+
+NER_ENTITIES = MetricKind(
+    "evalita_ner_entities",
+    "NER as specified (specified.ner_f1_macro): [tp, gold, predicted per PER/LOC/ORG, invalid spans]",
+    lambda k: 10,
+    _aggregate_ner_entities,
+)
+RELATIONS = MetricKind(
+    "f1_relations",
+    "micro relation F1 (specified.rel_f1): [tp, fp, fn]",
+    lambda k: 3,
+    _aggregate_relations,
+)
+
+#: Every kind an Evalita per-item file may name (lm-eval's, and the as-specified set's:
+#: :func:`leaderboard.tracks.evalita.metric_sets.set_run_items`).
+EVALITA_KINDS: MetricKinds = GENERIC_KINDS.with_kinds(SA, NER, LS, NER_ENTITIES, RELATIONS)
 
 # --------------------------------------------------------------------------- per-sample values → statistics
 
