@@ -1,5 +1,6 @@
 """``rescore`` and intervals: an outdated ``uncertainty`` block is recomputed from the run's
-per-item file and rewritten in place, and the app tiers the run again.
+per-item file and rewritten in place, and the app tiers the run again; the as-specified block
+gets the intervals of its own scores, and the as-specified view shows them, with tiers.
 
 The store is the synthetic one with details (:mod:`tests.support.synthetic.details`) and, as
 the worker writes them, each run's per-item file and intervals; the blocks are then made to
@@ -17,9 +18,12 @@ import pytest
 from backend.tracks.evalita import rescore
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
+from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
+from leaderboard.tracks.evalita.app import tables, views
 from leaderboard.tracks.evalita.app.results import load_results
 from leaderboard.tracks.evalita.app.tables import TIER_COLUMN, ranking_table
+from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION
 from leaderboard.tracks.evalita.schema import ResultsFile
 from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE
@@ -61,12 +65,12 @@ def test_rescore_rewrites_an_outdated_uncertainty_block_and_the_run_gets_a_tier_
 
     assert rescore.main(["--all", "--dry-run"]) == rescore.EXIT_OK
     out = capsys.readouterr().out
-    assert out.count(f"intervals ({METHOD_VERSION}) would be written") == 4, out
+    assert out.count(f"; lm-eval intervals ({METHOD_VERSION}) would be written") == 4, out
     assert _raw(root) == before  # a dry run writes nothing
 
     assert rescore.main(["--all"]) == rescore.EXIT_OK
     out = capsys.readouterr().out
-    assert out.count(f"intervals ({METHOD_VERSION}) written") == 4, out
+    assert out.count(f"; lm-eval intervals ({METHOD_VERSION}) written") == 4, out
     for path, raw in _raw(root).items():
         assert raw["tasks"] == before[path]["tasks"]  # the harness's numbers, untouched
         block = UncertaintySummary.model_validate(raw["uncertainty"])
@@ -79,7 +83,7 @@ def test_rescore_rewrites_an_outdated_uncertainty_block_and_the_run_gets_a_tier_
 
     assert rescore.main(["--all"]) == rescore.EXIT_OK  # idempotent: a current block is left alone
     out = capsys.readouterr().out
-    assert "0 written" in out and "intervals" not in out
+    assert "0 written" in out and "intervals (" not in out
 
 
 def test_an_outdated_block_without_its_per_item_file_is_kept_and_exits_1(
@@ -92,8 +96,8 @@ def test_an_outdated_block_without_its_per_item_file_is_kept_and_exits_1(
 
     assert rescore.main(["--all"]) == rescore.EXIT_PROBLEMS
     out = capsys.readouterr().out
-    assert out.count("outdated intervals kept (no per-item file") == 1, out
-    assert "1 with outdated intervals kept" in out
+    assert out.count("outdated lm-eval intervals kept (no per-item file") == 1, out
+    assert "1 with outdated lm-eval intervals kept" in out
     after = _raw(root)
     kept = [p for p in after if after[p]["uncertainty"] == before[p]["uncertainty"]]
     assert len(kept) == 1  # the three others were refreshed
@@ -105,5 +109,113 @@ def test_only_the_lm_eval_set_refreshes_the_file_block(
     root, _ = store
     before = _raw(root)
     rescore.main(["--all", "--metric-set", "as-specified"])
-    assert "intervals (" not in capsys.readouterr().out
+    assert "lm-eval intervals" not in capsys.readouterr().out
     assert all(raw["uncertainty"] == before[p]["uncertainty"] for p, raw in _raw(root).items())
+
+
+# --------------------------------------------------------------------------- the as-specified set's intervals
+
+AS_SPECIFIED = "as-specified"
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store as the worker publishes it (current intervals), without as-specified blocks yet."""
+    root = tmp_path / "eval-data"
+    write_synthetic_store(root, n_models=2, items=6, per_item=True)
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(root))
+    for name in ("EVALITA_RESULTS_REPO", "EVALITA_REQUESTS_REPO"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+def _board(root: Path, metrics: str = AS_SPECIFIED) -> views.Board:
+    return views.Board(load_results(open_stores(Settings(data_dir=root)).results)).with_metrics(metrics)
+
+
+def _shown(root: Path) -> pd.DataFrame:
+    return views.ranking_view(_board(root), "0", views.RankingFilters()).table
+
+
+def test_a_rescored_run_has_as_specified_intervals_and_tiers(
+    fresh: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert rescore.main(["--all"]) == rescore.EXIT_OK
+    out = capsys.readouterr().out
+    assert (
+        out.count(f"as-specified/2 written (wic, hs, ls, ner, re, sum), intervals ({METHOD_VERSION}) written")
+        == 4
+    )
+    differs = 0
+    for raw in _raw(fresh).values():
+        [block] = raw["metric_sets"]
+        own = UncertaintySummary.model_validate(block["uncertainty"])
+        lm_eval = UncertaintySummary.model_validate(raw["uncertainty"])
+        assert METHOD_VERSION in own.method and {MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE} <= set(own.draws)
+        assert set(own.intervals) == set(lm_eval.intervals)  # every prompt, every task CPS, the mean
+        # The tasks both sets score alike: the same items, the same draws, the same intervals.
+        for task in ("te", "sa", "faq", "at"):
+            shared = [f for f in lm_eval.intervals if f.startswith(f"tasks/{task}/")]
+            assert all(own.intervals[f] == lm_eval.intervals[f] for f in shared), task
+        assert own.draws[MEAN_CPS_FIGURE].key == lm_eval.draws[MEAN_CPS_FIGURE].key  # paired
+        differs += own.intervals["tasks/ner/cps"] != lm_eval.intervals["tasks/ner/cps"]
+    assert differs, "the as-specified NER intervals are those of its own metric"
+    table = _shown(fresh)
+    assert len(table) == 2
+    assert all(text != views.NO_INTERVAL for text in table[views.CI])
+    assert all(isinstance(t, int) and t >= 1 for t in table[views.TIER]), table[views.TIER]
+    # The numbers shown are the block's, on the page's 0–100 scale.
+    loaded = _board(fresh).loaded
+    ranking = tables.ranking_table(loaded, 0).set_index("model")
+    for record in loaded.records:
+        if record.key[3] == 0:
+            low, _ = record.uncertainty.intervals[MEAN_CPS_FIGURE]
+            assert ranking.loc[record.key[0], "avg_cps_low"] == percent(low)
+    banner = metrics_banner(_board(fresh), "0")
+    assert "without intervals" not in banner and "shows none" not in banner
+
+
+def test_an_older_as_specified_block_shows_its_scores_with_dashes_until_rescore_adds_intervals(
+    fresh: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert rescore.main(["--all", "--metric-set", AS_SPECIFIED]) == rescore.EXIT_OK
+    for path, raw in _raw(fresh).items():  # as written before the set had intervals
+        del raw["metric_sets"][0]["uncertainty"]
+        path.write_text(json.dumps(raw, indent=2, ensure_ascii=False), encoding="utf-8")
+    capsys.readouterr()
+    before = _raw(fresh)
+
+    table = _shown(fresh)
+    assert len(table) == 2 and table[views.AVG].notna().all()  # the scores are shown
+    assert list(table[views.CI]) == [views.NO_INTERVAL] * 2
+    assert table[views.TIER].isna().all()
+    assert "2 run(s) have as-specified scores without intervals" in metrics_banner(_board(fresh), "0")
+
+    assert rescore.main(["--all", "--dry-run"]) == rescore.EXIT_OK
+    out = capsys.readouterr().out
+    assert (
+        out.count(
+            f"as-specified/2 unchanged (wic, hs, ls, ner, re, sum), intervals ({METHOD_VERSION}) would be written"
+        )
+        == 4
+    )
+    assert _raw(fresh) == before
+
+    assert rescore.main(["--all"]) == rescore.EXIT_OK
+    out = capsys.readouterr().out
+    assert (
+        out.count(
+            f"as-specified/2 unchanged (wic, hs, ls, ner, re, sum), intervals ({METHOD_VERSION}) written"
+        )
+        == 4
+    )
+    for path, raw in _raw(fresh).items():
+        [block] = raw["metric_sets"]
+        old = before[path]["metric_sets"][0]
+        assert {k: v for k, v in block.items() if k != "uncertainty"} == old  # its scores untouched
+        assert raw["tasks"] == before[path]["tasks"]
+        assert METHOD_VERSION in block["uncertainty"]["method"]
+    table = _shown(fresh)
+    assert all(text != views.NO_INTERVAL for text in table[views.CI])
+    assert table[views.TIER].notna().all()
+    assert rescore.main(["--all"]) == rescore.EXIT_OK and "0 written" in capsys.readouterr().out

@@ -13,7 +13,12 @@ No model, no GPU, no network: it reads the results and details stores of ``Setti
 * ``as-specified`` is **filled**: its block of the current version is added to the file when
   the file has none (the original ``tasks`` and every older block stay as they are).  A file
   that already holds an equal block is left untouched (idempotent); one whose block of the same
-  version differs is reported, never overwritten.
+  version differs is reported, never overwritten.  The block carries the intervals of the
+  set's scores (``uncertainty``: prompt scores, task CPS, mean CPS with both draw sets),
+  bootstrapped from the set's per-item statistics (computed from the details) on the items of
+  the run's per-item file; a stored block of equal scores without them (or with outdated
+  ones) gets them added in place, its scores untouched.  A run without a per-item file gets
+  its block without intervals (said in its line, not a problem).
 
 * the results file's ``uncertainty`` block (the lm-eval scores' intervals, checked with the
   ``lm-eval`` set) is **refreshed** when it predates the current interval method (its
@@ -86,7 +91,7 @@ from leaderboard.tracks.evalita.schema import (
     details_file_name,
     parse_details,
 )
-from leaderboard.tracks.evalita.uncertainty import evalita_summary
+from leaderboard.tracks.evalita.uncertainty import evalita_summary, metric_set_summary
 
 log = logging.getLogger("backend.tracks.evalita.rescore")
 
@@ -125,24 +130,36 @@ class SetOutcome:
     identical: int = 0
     shown_equal: int = 0
     differences: list[str] = field(default_factory=list)
+    #: The set's intervals, when they were computed (None: the block's are current, or it differs).
+    intervals: IntervalsOutcome | None = None
 
     @property
     def problem(self) -> bool:
-        return self.action is Action.DIFFERS
+        return self.action is Action.DIFFERS or (self.intervals is not None and self.intervals.problem)
 
 
 @dataclass
 class IntervalsOutcome:
-    """What rescoring did with the results file's outdated ``uncertainty`` block."""
+    """What rescoring did with intervals: the file's outdated ``uncertainty`` block, or a metric
+    set block's (computed with the block, or added to a stored block that has none)."""
 
-    #: WRITTEN, WOULD_WRITE (--dry-run) or SKIPPED (it could not be recomputed: ``why``).
+    #: WRITTEN, WOULD_WRITE (--dry-run) or SKIPPED (they could not be computed: ``why``).
     action: Action
     why: str = ""
+    #: Whether not computing them is a problem (unreadable per-item file, items that do not
+    #: reproduce the scores), not merely a run without per-item data.
+    problem: bool = False
+    #: What the file keeps when nothing is written.
+    instead: str = "no intervals"
+    #: Tasks left without an interval (the others have theirs), with why.
+    without: dict[str, str] = field(default_factory=dict)
+    #: Which intervals: a set's (its block's), or the lm-eval scores' (the file's block).
+    label: str = "intervals"
 
     def describe(self) -> str:
         if self.action is Action.SKIPPED:
-            return f"outdated intervals kept ({self.why})"
-        return f"intervals ({METHOD_VERSION}) {self.action}"
+            return f"{self.instead} ({self.why})"
+        return f"{self.label} ({METHOD_VERSION}) {self.action}"
 
 
 @dataclass
@@ -164,13 +181,14 @@ class RunOutcome:
         return (
             self.failed is not None
             or any(s.problem for s in self.sets)
-            or (self.intervals is not None and self.intervals.action is Action.SKIPPED)
+            or (self.intervals is not None and self.intervals.problem)
         )
 
     @property
     def written(self) -> bool:
-        return any(s.action is Action.WRITTEN for s in self.sets) or (
-            self.intervals is not None and self.intervals.action is Action.WRITTEN
+        intervals = [self.intervals, *(s.intervals for s in self.sets)]
+        return any(s.action is Action.WRITTEN for s in self.sets) or any(
+            i is not None and i.action is Action.WRITTEN for i in intervals
         )
 
     @property
@@ -206,6 +224,8 @@ class _Details:
         return self._read[key]
 
 
+#: How the report names the results file's own ``uncertainty`` block (the lm-eval scores').
+FILE_INTERVALS = "lm-eval intervals"
 #: The largest per-item file rescoring reads (a full Evalita run's is about 3 MB).
 ITEMS_FILE_MAX_BYTES = 64 * 2**20
 
@@ -262,6 +282,33 @@ def recomputed_intervals(
         return None, str(exc)
 
 
+def current(summary: UncertaintySummary | None) -> bool:
+    """Whether a metric set block's intervals are there, of the current method."""
+    return summary is not None and not outdated(summary)
+
+
+def set_intervals(
+    spec: MetricSetSpec, results: ResultsFile, block: MetricSetBlock, read: _Details, per_item: _PerItemFile
+) -> tuple[UncertaintySummary | None, IntervalsOutcome]:
+    """A set block's intervals (:func:`~leaderboard.tracks.evalita.uncertainty.metric_set_summary`)
+    and what to report; ``None`` when they cannot be computed (the outcome says why)."""
+    try:
+        like = per_item.get()
+    except (MalformedFileError, StorageError) as exc:
+        return None, IntervalsOutcome(Action.SKIPPED, f"its per-item file cannot be read: {exc}", True)
+    if like is None or not like.tasks:
+        return None, IntervalsOutcome(Action.SKIPPED, f"no per-item file ({per_item.path})")
+    try:
+        summary, without = metric_set_summary(spec, results.tasks, block, read, like)
+    except ValueError as exc:
+        return None, IntervalsOutcome(Action.SKIPPED, str(exc), True)
+    except (MalformedFileError, StorageError, EvalitaError) as exc:
+        return None, IntervalsOutcome(Action.SKIPPED, f"reading its details: {exc}", True)
+    if summary is None:
+        return None, IntervalsOutcome(Action.SKIPPED, "no task could be bootstrapped", without=without)
+    return summary, IntervalsOutcome(Action.WRITTEN, without=without)
+
+
 def _same_score(stored: PromptScore, computed: PromptScore) -> tuple[bool, bool]:
     """(identical bit for bit, equal as shown): the score, and NER's per-domain scores."""
     pairs = [(stored.score, computed.score)]
@@ -301,27 +348,33 @@ def _same_block(a: MetricSetBlock, b: MetricSetBlock) -> bool:
 
 
 def fill_set(
-    spec: MetricSetSpec, results: ResultsFile, read: _Details, now: str
-) -> tuple[SetOutcome, MetricSetBlock | None]:
-    """A set's block for the run, and whether the file needs it (None: nothing to write)."""
+    spec: MetricSetSpec, results: ResultsFile, read: _Details, now: str, per_item: _PerItemFile
+) -> tuple[SetOutcome, MetricSetBlock | None, UncertaintySummary | None]:
+    """A set's block for the run with its intervals, and what the file needs: the block to append
+    (None: the file has an equal one), or the intervals to add to its stored block (None: it
+    has current ones, or they cannot be computed).  The stored block's scores are never rewritten."""
     scores = score_run(spec, run_prompts(results), read)
     outcome = SetOutcome(spec.id, spec.version, Action.WRITTEN, list(scores.tasks), dict(scores.skipped))
     if not scores.tasks:
         outcome.action = Action.SKIPPED
-        return outcome, None
+        return outcome, None, None
     block = block_of(spec, scores, "rescore", now)
     stored = results.metric_set_block(spec.id.value, spec.version)
-    if stored is None:
-        return outcome, block
-    if _same_block(stored, block):
-        outcome.action = Action.UNCHANGED
-    else:
+    if stored is not None and not _same_block(stored, block):
         outcome.action = Action.DIFFERS
         outcome.differences.append(
             f"the file's {spec.id}/{spec.version} block (by {stored.computed_by}) differs from the "
             "details' scores; not overwritten (a change of metrics needs a new version)"
         )
-    return outcome, None
+        return outcome, None, None
+    if stored is not None and current(stored.uncertainty):
+        outcome.action = Action.UNCHANGED
+        return outcome, None, None
+    summary, outcome.intervals = set_intervals(spec, results, block, read, per_item)
+    if stored is None:
+        return outcome, block.model_copy(update={"uncertainty": summary}), None
+    outcome.action = Action.UNCHANGED  # its scores; the intervals are added to it
+    return outcome, None, summary
 
 
 def _apply(
@@ -329,11 +382,18 @@ def _apply(
     path: str,
     blocks: Sequence[MetricSetBlock],
     intervals: UncertaintySummary | None = None,
+    block_intervals: Sequence[tuple[MetricSetBlock, UncertaintySummary]] = (),
 ) -> bytes:
-    """The file with ``blocks`` appended to its ``metric_sets`` and, if given, ``intervals`` as
-    its ``uncertainty`` block; every other key (``tasks`` first) kept as it was."""
+    """The file with ``blocks`` appended to its ``metric_sets``, ``block_intervals`` as the
+    ``uncertainty`` of its stored blocks of the same (name, version) (the last, the one read)
+    and, if given, ``intervals`` as its ``uncertainty`` block; every other key (``tasks`` first,
+    the blocks' scores) kept as it was."""
     raw = load_object(data, path, RESULTS_LIMITS)
     present = raw.get("metric_sets") or []
+    for block, summary in block_intervals:
+        same = [p for p in present if _same_key(p, block)]
+        if same:
+            same[-1]["uncertainty"] = summary.model_dump(mode="json")
     kept = [b for b in blocks if not any(_same_key(p, b) for p in present)]  # a racing rescore wrote it
     raw["metric_sets"] = [*present, *(b.model_dump(mode="json") for b in kept)]
     if intervals is not None:
@@ -376,16 +436,20 @@ def rescore_file(
     )
     now = now or isoformat(utc_now())
     blocks: list[MetricSetBlock] = []
+    block_intervals: list[tuple[MetricSetBlock, UncertaintySummary]] = []
     try:
         for name in sets:
             spec = METRIC_SETS[name]
             if spec.harness_native:
                 outcome.sets.append(check_harness_set(spec, results, read))
             else:
-                done, block = fill_set(spec, results, read, now)
+                done, block, added = fill_set(spec, results, read, now, per_item)
                 outcome.sets.append(done)
                 if block is not None:
                     blocks.append(block)
+                stored = results.metric_set_block(spec.id.value, spec.version)
+                if added is not None and stored is not None:
+                    block_intervals.append((stored, added))
     except (MalformedFileError, StorageError, EvalitaError) as exc:
         outcome.failed = f"reading its details: {exc}"
         return outcome
@@ -393,19 +457,32 @@ def rescore_file(
     # The file's block holds the lm-eval scores' intervals: refreshed with that set's check.
     if MetricSet.LM_EVAL in sets and outdated(results.uncertainty):
         intervals, why = recomputed_intervals(results, per_item)
-        outcome.intervals = IntervalsOutcome(Action.WRITTEN if intervals is not None else Action.SKIPPED, why)
-    changes = [f"{b.name}/{b.version}" for b in blocks] + (["intervals"] if intervals is not None else [])
+        outcome.intervals = (
+            IntervalsOutcome(Action.WRITTEN, label=FILE_INTERVALS)
+            if intervals is not None
+            else IntervalsOutcome(
+                Action.SKIPPED, why, problem=True, instead=f"outdated {FILE_INTERVALS} kept"
+            )
+        )
+    changes = (
+        [f"{b.name}/{b.version}" for b in blocks]
+        + [f"{b.name}/{b.version} intervals" for b, _ in block_intervals]
+        + (["intervals"] if intervals is not None else [])
+    )
     if changes and dry_run:
         for set_outcome in outcome.sets:
             if set_outcome.action is Action.WRITTEN:
                 set_outcome.action = Action.WOULD_WRITE
-        if outcome.intervals is not None and outcome.intervals.action is Action.WRITTEN:
-            outcome.intervals.action = Action.WOULD_WRITE
+        for done in [outcome.intervals, *(s.intervals for s in outcome.sets)]:
+            if done is not None and done.action is Action.WRITTEN:
+                done.action = Action.WOULD_WRITE
     elif changes:
         try:
             message = f"rescore: {', '.join(changes)} for {path}"
             stores.results.update(
-                path, lambda current: _apply(current, path, blocks, intervals), message=message
+                path,
+                lambda data: _apply(data, path, blocks, intervals, block_intervals),
+                message=message,
             )
         except (MalformedFileError, StorageError) as exc:
             outcome.failed = f"writing it: {exc}"
@@ -447,6 +524,9 @@ def describe(outcome: RunOutcome) -> str:
             )
         else:
             parts.append(f"{head} {s.action}" + (f" ({', '.join(s.scored)})" if s.scored else ""))
+        if s.intervals is not None:
+            parts[-1] += f", {s.intervals.describe()}"
+            notes += [f"  {head}: {task} has no interval: {why}" for task, why in s.intervals.without.items()]
         notes += [f"  {head}: {task} skipped: {why}" for task, why in s.skipped.items()]
         notes += [f"  {head}: {line}" for line in s.differences[:10]]
     if outcome.intervals is not None:
@@ -465,14 +545,14 @@ def summary(outcomes: Sequence[RunOutcome]) -> str:
     written = sum(o.written for o in outcomes)
     failed = sum(o.failed is not None for o in outcomes)
     differ = sum(any(s.problem for s in o.sets) for o in outcomes)
-    kept = sum(o.intervals is not None and o.intervals.action is Action.SKIPPED for o in outcomes)
+    kept = sum(o.intervals is not None and o.intervals.problem for o in outcomes)  # the file's block
     others = sum(o.other_track is not None for o in outcomes)
     counts = {status: sum(o.status is status for o in outcomes) for status in RunStatus}
     return (
         f"{len(outcomes) - others} Evalita results file(s): "
         + ", ".join(f"{n} {status}" for status, n in counts.items())
         + f"; {written} written, {differ} with differences, {failed} failed"
-        + (f", {kept} with outdated intervals kept" if kept else "")
+        + (f", {kept} with outdated {FILE_INTERVALS} kept" if kept else "")
         + (f"; {others} of other tracks left alone" if others else "")
     )
 

@@ -49,6 +49,7 @@ from leaderboard.tracks.evalita.schema import (
 
 if TYPE_CHECKING:  # pyarrow is imported only where per-item data are built
     from leaderboard.core.items import RunItems
+    from leaderboard.core.summary import UncertaintySummary
 
 
 class MissingInput(EvalitaError):
@@ -577,6 +578,16 @@ def set_tasks(results: ResultsFile, name: MetricSet | str) -> dict[str, TaskResu
     if spec.base is not None:
         merged.update({t: r for t, r in set_tasks(results, spec.base).items() if t not in spec.metrics})
     return {t: merged[t] for t in results.tasks if t in merged}
+
+
+def set_uncertainty(results: ResultsFile, name: MetricSet | str) -> UncertaintySummary | None:
+    """The intervals of a run's scores under set ``name``: the file's ``uncertainty`` block for a
+    harness-native set, the current block's own for another (None: it has none)."""
+    spec = METRIC_SETS[MetricSet(name)]
+    if spec.harness_native:
+        return results.uncertainty
+    block = results.metric_set_block(spec.id.value, spec.version)
+    return block.uncertainty if block is not None else None
 
 
 def has_current_block(results: ResultsFile, name: MetricSet | str) -> bool:

@@ -56,6 +56,8 @@ from leaderboard.core.summary import METHOD, UncertaintySummary, figure_path
 from leaderboard.core.uncertainty import DEFAULT_CONFIG, BootstrapConfig, DrawCache, Interval
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION, RunCPS, RunUncertainty, cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TRACK, TaskSpec
+from leaderboard.tracks.evalita.metric_sets import MetricSetSpec, ReadDetails, set_run_items
+from leaderboard.tracks.evalita.schema import MetricSetBlock, TaskResult
 
 # --------------------------------------------------------------------------- Evalita's own aggregations
 
@@ -396,3 +398,37 @@ def evalita_summary(
         shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
         raise ValueError(f"the per-item data do not reproduce the published scores: {shown}")
     return summary_of(RunUncertainty.of(boot, TASK_IDS), config)
+
+
+def metric_set_summary(
+    spec: MetricSetSpec,
+    tasks: Mapping[str, TaskResult],
+    block: MetricSetBlock,
+    read: ReadDetails,
+    like: RunItems,
+    config: BootstrapConfig = DEFAULT_CONFIG,
+    cache: DrawCache | None = None,
+) -> tuple[UncertaintySummary | None, dict[str, str]]:
+    """The intervals of a metric set's scores (what its block keeps as ``uncertainty``).
+
+    The set's scores are ``block``'s tasks and, for the tasks it takes from its base set, the
+    harness's ``tasks``; their per-item statistics come from the run's details
+    (:func:`~leaderboard.tracks.evalita.metric_sets.set_run_items`) on the items, parts and
+    clusters of the run's per-item file ``like``, so they are resampled exactly as the lm-eval
+    scores are (the same draws).  Then the same intervals as :func:`evalita_summary`: prompt
+    scores, task CPS and the mean CPS with its reflected and tie-aware draws.
+
+    Returns ``(None, why)`` per task when no task could be built, else the summary and the
+    tasks left without an interval (with why).  Raises ``ValueError`` when the statistics do
+    not reproduce the block's scores (an interval around another number would be made up).
+    """
+    published = {
+        task_id: block.tasks[task_id] if task_id in spec.metrics else result
+        for task_id, result in tasks.items()
+        if task_id not in spec.metrics or task_id in block.tasks
+    }
+    items, skipped = set_run_items(spec, {t: list(r.prompts) for t, r in published.items()}, read, like)
+    if not items.tasks:
+        return None, skipped
+    scores = {t: {p: s.score for p, s in r.prompts.items()} for t, r in published.items()}
+    return evalita_summary(items, scores, config, cache), skipped
