@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from backend.tracks.evalita import rescore
+from backend.tracks.evalita.run import specified_block
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.core.numbers import percent
@@ -219,3 +220,30 @@ def test_an_older_as_specified_block_shows_its_scores_with_dashes_until_rescore_
     assert all(text != views.NO_INTERVAL for text in table[views.CI])
     assert table[views.TIER].notna().all()
     assert rescore.main(["--all"]) == rescore.EXIT_OK and "0 written" in capsys.readouterr().out
+
+
+def test_the_worker_publishes_the_as_specified_block_with_the_intervals_rescore_computes(
+    fresh: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``specified_block`` (what the worker publishes) from a run's details and per-item file:
+    the block and intervals that ``rescore`` writes from the same stored files."""
+    [path, *_] = sorted((fresh / "results").rglob("results_*.json"))
+    results = ResultsFile.from_json(path.read_bytes(), str(path))
+    folder = fresh / "details" / str(results.run.details_path)
+    details = {p.name: p.read_bytes() for p in folder.glob("*.jsonl")}
+    items = (folder / "items.parquet").read_bytes()
+
+    published = specified_block(results.tasks, details, results.run.finished_at, items)
+    assert rescore.main([str(path.relative_to(fresh / "results"))]) == rescore.EXIT_OK
+    [stored] = _raw(fresh)[path]["metric_sets"]
+    assert published.uncertainty is not None
+    assert published.uncertainty.model_dump(mode="json") == stored["uncertainty"]
+    assert published.model_dump(mode="json", include={"tasks", "skipped"}) == {
+        k: stored[k] for k in ("tasks", "skipped")
+    }
+    # Without a per-item file: the block, without intervals (as the lm-eval scores then have none).
+    assert specified_block(results.tasks, details, results.run.finished_at).uncertainty is None
+    # Statistics that do not reproduce the published scores: no intervals, and a warning.
+    wrong = {**details, "te_p1.jsonl": details["te_p2.jsonl"]}
+    assert specified_block(results.tasks, wrong, results.run.finished_at, items).uncertainty is None
+    assert "no as-specified intervals for this run" in caplog.text
