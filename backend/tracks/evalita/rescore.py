@@ -72,6 +72,7 @@ from leaderboard.core.items import ITEMS_FILE_NAME, RunItems, items_from_parquet
 from leaderboard.core.migrations import track_of, upgrade
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
+from leaderboard.core.uncertainty import DrawCache
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION
 from leaderboard.tracks.evalita.definition import TRACK
 from leaderboard.tracks.evalita.metric_sets import (
@@ -262,7 +263,7 @@ def _published(tasks: Mapping[str, TaskResult]) -> dict[str, dict[str, float | N
 
 
 def recomputed_intervals(
-    results: ResultsFile, per_item: _PerItemFile
+    results: ResultsFile, per_item: _PerItemFile, cache: DrawCache | None = None
 ) -> tuple[UncertaintySummary | None, str]:
     """The file's ``uncertainty`` block computed again from the per-item file, or ``(None, why)``.
 
@@ -277,7 +278,7 @@ def recomputed_intervals(
     if run_items is None or not run_items.tasks:
         return None, f"no per-item file ({per_item.path})"
     try:
-        return evalita_summary(run_items, _published(results.tasks)), ""
+        return evalita_summary(run_items, _published(results.tasks), cache=cache), ""
     except ValueError as exc:
         return None, str(exc)
 
@@ -288,7 +289,12 @@ def current(summary: UncertaintySummary | None) -> bool:
 
 
 def set_intervals(
-    spec: MetricSetSpec, results: ResultsFile, block: MetricSetBlock, read: _Details, per_item: _PerItemFile
+    spec: MetricSetSpec,
+    results: ResultsFile,
+    block: MetricSetBlock,
+    read: _Details,
+    per_item: _PerItemFile,
+    cache: DrawCache | None = None,
 ) -> tuple[UncertaintySummary | None, IntervalsOutcome]:
     """A set block's intervals (:func:`~leaderboard.tracks.evalita.uncertainty.metric_set_summary`)
     and what to report; ``None`` when they cannot be computed (the outcome says why)."""
@@ -299,7 +305,7 @@ def set_intervals(
     if like is None or not like.tasks:
         return None, IntervalsOutcome(Action.SKIPPED, f"no per-item file ({per_item.path})")
     try:
-        summary, without = metric_set_summary(spec, results.tasks, block, read, like)
+        summary, without = metric_set_summary(spec, results.tasks, block, read, like, cache=cache)
     except ValueError as exc:
         return None, IntervalsOutcome(Action.SKIPPED, str(exc), True)
     except (MalformedFileError, StorageError, EvalitaError) as exc:
@@ -348,7 +354,12 @@ def _same_block(a: MetricSetBlock, b: MetricSetBlock) -> bool:
 
 
 def fill_set(
-    spec: MetricSetSpec, results: ResultsFile, read: _Details, now: str, per_item: _PerItemFile
+    spec: MetricSetSpec,
+    results: ResultsFile,
+    read: _Details,
+    now: str,
+    per_item: _PerItemFile,
+    cache: DrawCache | None = None,
 ) -> tuple[SetOutcome, MetricSetBlock | None, UncertaintySummary | None]:
     """A set's block for the run with its intervals, and what the file needs: the block to append
     (None: the file has an equal one), or the intervals to add to its stored block (None: it
@@ -370,7 +381,7 @@ def fill_set(
     if stored is not None and current(stored.uncertainty):
         outcome.action = Action.UNCHANGED
         return outcome, None, None
-    summary, outcome.intervals = set_intervals(spec, results, block, read, per_item)
+    summary, outcome.intervals = set_intervals(spec, results, block, read, per_item, cache)
     if stored is None:
         return outcome, block.model_copy(update={"uncertainty": summary}), None
     outcome.action = Action.UNCHANGED  # its scores; the intervals are added to it
@@ -410,9 +421,18 @@ def _same_key(present: Any, block: MetricSetBlock) -> bool:
 
 
 def rescore_file(
-    stores: Stores, path: str, sets: Iterable[MetricSet], *, dry_run: bool = False, now: str | None = None
+    stores: Stores,
+    path: str,
+    sets: Iterable[MetricSet],
+    *,
+    dry_run: bool = False,
+    now: str | None = None,
+    cache: DrawCache | None = None,
 ) -> RunOutcome:
-    """Rescore one results file (see the module docstring); never raises for a bad run."""
+    """Rescore one results file (see the module docstring); never raises for a bad run.
+
+    ``cache`` keeps the bootstrap draws between files (runs on the same items share them).
+    """
     outcome = RunOutcome(path)
     try:
         data = stores.results.read(path, max_bytes=RESULTS_LIMITS.max_bytes)
@@ -443,7 +463,7 @@ def rescore_file(
             if spec.harness_native:
                 outcome.sets.append(check_harness_set(spec, results, read))
             else:
-                done, block, added = fill_set(spec, results, read, now, per_item)
+                done, block, added = fill_set(spec, results, read, now, per_item, cache)
                 outcome.sets.append(done)
                 if block is not None:
                     blocks.append(block)
@@ -456,7 +476,7 @@ def rescore_file(
     intervals = None
     # The file's block holds the lm-eval scores' intervals: refreshed with that set's check.
     if MetricSet.LM_EVAL in sets and outdated(results.uncertainty):
-        intervals, why = recomputed_intervals(results, per_item)
+        intervals, why = recomputed_intervals(results, per_item, cache)
         outcome.intervals = (
             IntervalsOutcome(Action.WRITTEN, label=FILE_INTERVALS)
             if intervals is not None
@@ -494,7 +514,8 @@ def rescore(
 ) -> list[RunOutcome]:
     """:func:`rescore_file` of every path, in order (one time stamp for the whole pass)."""
     now = isoformat(utc_now())
-    return [rescore_file(stores, path, sets, dry_run=dry_run, now=now) for path in paths]
+    cache = DrawCache()  # runs on the same test items share their draws
+    return [rescore_file(stores, path, sets, dry_run=dry_run, now=now, cache=cache) for path in paths]
 
 
 def all_results_paths(stores: Stores) -> list[str]:
@@ -628,8 +649,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     outcomes = []
     now = isoformat(utc_now())
+    cache = DrawCache()
     for path in paths:
-        outcome = rescore_file(stores, path, sets, dry_run=args.dry_run, now=now)
+        outcome = rescore_file(stores, path, sets, dry_run=args.dry_run, now=now, cache=cache)
         outcomes.append(outcome)
         if not (args.all and outcome.other_track and not args.verbose):
             print(describe(outcome), flush=True)
