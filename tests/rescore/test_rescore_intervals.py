@@ -19,9 +19,11 @@ from backend.tracks.evalita import rescore
 from backend.tracks.evalita.run import specified_block
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
+from leaderboard.core.contents import rebuild
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.tracks.evalita.app import tables, views
+from leaderboard.tracks.evalita.app.contents import records_of_table
 from leaderboard.tracks.evalita.app.results import load_results
 from leaderboard.tracks.evalita.app.tables import TIER_COLUMN, ranking_table
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
@@ -174,6 +176,14 @@ def test_a_rescored_run_has_as_specified_intervals_and_tiers(
             assert ranking.loc[record.key[0], "avg_cps_low"] == percent(low)
     banner = metrics_banner(_board(fresh), "0")
     assert "without intervals" not in banner and "shows none" not in banner
+    # The app's cold start (the contents table's record_json) keeps the block's intervals.
+    storage = open_stores(Settings(data_dir=fresh)).results
+    cold = records_of_table(rebuild(storage).table)
+    assert len(cold) == 4
+    for path, (_, record) in cold.items():
+        raw = json.loads(storage.read(path))
+        shown = record.for_metric_set(AS_SPECIFIED).uncertainty
+        assert shown is not None and shown.model_dump(mode="json") == raw["metric_sets"][0]["uncertainty"]
 
 
 def test_an_older_as_specified_block_shows_its_scores_with_dashes_until_rescore_adds_intervals(

@@ -28,6 +28,12 @@ LS    ``_aggreg_ls``              ``(prec, has_answ, has_annot)``  the same thre
 its predictions equal to k (``leaderboard.core.metric_kinds``).  The NER prompt score combines
 its three domains (``adg``, ``fic``, ``wn``: the task's parts, resampled within themselves)
 weighted by size, like the project's results file and lm-eval's NER group.
+
+The as-specified metric set (:mod:`leaderboard.tracks.evalita.metric_sets`) has per-item
+statistics too, computed from the stored details (``TaskMetric.item_stats``): ``f1_macro`` for
+WIC and HS, the lm-eval kinds for TE, FAQ, AT, SA, ``evalita_ls`` (each substitute once) for LS,
+``mean`` of Italian ROUGE-1 for SUM, and two kinds of its own, :data:`NER_ENTITIES` and
+:data:`RELATIONS`.  :func:`metric_set_summary` gives the set's block its intervals.
 """
 
 from __future__ import annotations
