@@ -138,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, help="rescore a copy of this store instead of a synthetic one")
     parser.add_argument("--keep", type=Path, help="build the synthetic store here and keep it")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--per-item",
+        action="store_true",
+        help="give each synthetic run its per-item file and intervals, so that rescoring also "
+        "bootstraps the as-specified set's intervals (issue 28)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("RAYON_NUM_THREADS", "1")  # score_batch on one thread: a fair side by side
 
@@ -164,10 +170,13 @@ def main(argv: list[str] | None = None) -> int:
             report["store"] = {"source": str(args.store)}
             print(f"store: a copy of {args.store}")
         else:
-            build_s, built = _timed(lambda: write_synthetic_store(root, args.models, args.items))
+            build_s, built = _timed(
+                lambda: write_synthetic_store(root, args.models, args.items, per_item=args.per_item)
+            )
             report["store"] = {
                 "models": args.models,
                 "items_per_prompt": args.items,
+                "per_item": args.per_item,
                 "results_files": built.results_files,
                 "details_files": built.details_files,
                 "details_lines": built.details_lines,

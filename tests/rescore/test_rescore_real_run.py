@@ -55,6 +55,10 @@ def test_the_worker_publishes_the_as_specified_block_beside_the_harness_numbers(
     assert block.skipped == {}
     assert {t: r.metric for t, r in results.tasks.items()} == {t.id: t.metric for t in SUITE}
     assert set(block.tasks["ner"].prompts["p1"].parts or {}) == {"adg", "fic", "wn"}
+    # Its intervals (issue 28): every figure of the file's, bootstrapped with the same draws.
+    assert results.uncertainty is not None and block.uncertainty is not None
+    assert set(block.uncertainty.intervals) == set(results.uncertainty.intervals)
+    assert block.uncertainty.draws["mean_cps"].key == results.uncertainty.draws["mean_cps"].key
 
 
 def test_rescore_restores_every_published_upstream_number_exactly(real_run: RealRun) -> None:

@@ -163,7 +163,9 @@ def test_prompt_export_in_each_set(store: Path) -> None:
     assert Aggregate.CPS.value in rows[0]
 
 
-def test_intervals_are_shown_for_lm_eval_scores_only_and_come_back_with_the_switch(tmp_path: Path) -> None:
+def test_a_set_block_without_intervals_shows_none_of_the_lm_eval_ones_and_they_come_back_with_the_switch(
+    tmp_path: Path,
+) -> None:
     write_synthetic_results(tmp_path, 2)
     storage = LocalStorage(tmp_path)
     for path in storage.list(""):
@@ -176,7 +178,9 @@ def test_intervals_are_shown_for_lm_eval_scores_only_and_come_back_with_the_swit
     assert loaded.records and all(r.uncertainty is not None for r in loaded.records)
     specified = loaded.for_metric_set(MetricSet.AS_SPECIFIED)
     assert specified.missing_in(MetricSet.AS_SPECIFIED) == ()  # every run has its as-specified scores
-    # Another metric's scores carry no interval of the lm-eval ones, in the record and its rows.
+    # A block without intervals of its own (made up, as older ones): no interval of the lm-eval
+    # scores in its place, in the record and its rows (tests/rescore/test_rescore_intervals.py:
+    # a rescored block's own intervals are shown).
     assert all(r.uncertainty is None for r in specified.records)
     assert all(row[5:] == (None, None) for r in specified.records for row in r.score_rows)
     back = specified.for_metric_set(MetricSet.LM_EVAL)

@@ -13,7 +13,20 @@ No model, no GPU, no network: it reads the results and details stores of ``Setti
 * ``as-specified`` is **filled**: its block of the current version is added to the file when
   the file has none (the original ``tasks`` and every older block stay as they are).  A file
   that already holds an equal block is left untouched (idempotent); one whose block of the same
-  version differs is reported, never overwritten.
+  version differs is reported, never overwritten.  The block carries the intervals of the
+  set's scores (``uncertainty``: prompt scores, task CPS, mean CPS with both draw sets),
+  bootstrapped from the set's per-item statistics (computed from the details) on the items of
+  the run's per-item file; a stored block of equal scores without them (or with outdated
+  ones) gets them added in place, its scores untouched.  A run without a per-item file gets
+  its block without intervals (said in its line, not a problem).
+
+* the results file's ``uncertainty`` block (the lm-eval scores' intervals, checked with the
+  ``lm-eval`` set) is **refreshed** when it predates the current interval method (its
+  ``method`` does not name :data:`~leaderboard.tracks.evalita.cps_intervals.METHOD_VERSION`:
+  percentile intervals and mean-CPS draws the app no longer pairs, so such a run gets no tier):
+  it is recomputed from the run's per-item file (``items.parquet`` in its details folder) and
+  rewritten in place, only if those items reproduce the published scores.  ``tasks`` is never
+  touched; a current block is left as it is.
 
 A run whose details are missing, or lack what a metric needs (older details keep no LS
 annotator counts; a NER or RE target holding a separator, without the structured gold), is
@@ -26,7 +39,8 @@ named with the reason and skipped for that task or set.  Each run is reported as
 * ``not checkable`` — the run kept no details, or no set could score any task.
 
 Exit codes, the worst run deciding: 0 — every run checked; 1 — a check found a difference, a
-block conflicts, or a file could not be read or written; 2 — bad usage; 3 — some run only
+block conflicts, an outdated uncertainty block cannot be recomputed, or a file could not be
+read or written; 2 — bad usage; 3 — some run only
 partly checked (none worse); 4 — some run not checkable (none with a problem).
 """
 
@@ -36,7 +50,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -45,6 +59,7 @@ from eval_queue.errors import (
     ConfigurationError,
     EvalitaError,
     MalformedFileError,
+    NotFoundError,
     StorageError,
 )
 from eval_queue.redact import install_log_redaction
@@ -53,8 +68,12 @@ from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS, load_ob
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.storage.paths import is_results_file
+from leaderboard.core.items import ITEMS_FILE_NAME, RunItems, items_from_parquet
 from leaderboard.core.migrations import track_of, upgrade
 from leaderboard.core.numbers import percent
+from leaderboard.core.summary import UncertaintySummary
+from leaderboard.core.uncertainty import DrawCache
+from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION
 from leaderboard.tracks.evalita.definition import TRACK
 from leaderboard.tracks.evalita.metric_sets import (
     METRIC_SETS,
@@ -69,9 +88,11 @@ from leaderboard.tracks.evalita.schema import (
     MetricSetBlock,
     PromptScore,
     ResultsFile,
+    TaskResult,
     details_file_name,
     parse_details,
 )
+from leaderboard.tracks.evalita.uncertainty import evalita_summary, metric_set_summary
 
 log = logging.getLogger("backend.tracks.evalita.rescore")
 
@@ -110,10 +131,36 @@ class SetOutcome:
     identical: int = 0
     shown_equal: int = 0
     differences: list[str] = field(default_factory=list)
+    #: The set's intervals, when they were computed (None: the block's are current, or it differs).
+    intervals: IntervalsOutcome | None = None
 
     @property
     def problem(self) -> bool:
-        return self.action is Action.DIFFERS
+        return self.action is Action.DIFFERS or (self.intervals is not None and self.intervals.problem)
+
+
+@dataclass
+class IntervalsOutcome:
+    """What rescoring did with intervals: the file's outdated ``uncertainty`` block, or a metric
+    set block's (computed with the block, or added to a stored block that has none)."""
+
+    #: WRITTEN, WOULD_WRITE (--dry-run) or SKIPPED (they could not be computed: ``why``).
+    action: Action
+    why: str = ""
+    #: Whether not computing them is a problem (unreadable per-item file, items that do not
+    #: reproduce the scores), not merely a run without per-item data.
+    problem: bool = False
+    #: What the file keeps when nothing is written.
+    instead: str = "no intervals"
+    #: Tasks left without an interval (the others have theirs), with why.
+    without: dict[str, str] = field(default_factory=dict)
+    #: Which intervals: a set's (its block's), or the lm-eval scores' (the file's block).
+    label: str = "intervals"
+
+    def describe(self) -> str:
+        if self.action is Action.SKIPPED:
+            return f"{self.instead} ({self.why})"
+        return f"{self.label} ({METHOD_VERSION}) {self.action}"
 
 
 @dataclass
@@ -127,14 +174,23 @@ class RunOutcome:
     failed: str | None = None
     #: The file belongs to another track (no metric sets): not rescored, not an Evalita run.
     other_track: str | None = None
+    #: The file's ``uncertainty`` block, when it was outdated (None: current, or none at all).
+    intervals: IntervalsOutcome | None = None
 
     @property
     def problem(self) -> bool:
-        return self.failed is not None or any(s.problem for s in self.sets)
+        return (
+            self.failed is not None
+            or any(s.problem for s in self.sets)
+            or (self.intervals is not None and self.intervals.problem)
+        )
 
     @property
     def written(self) -> bool:
-        return any(s.action is Action.WRITTEN for s in self.sets)
+        intervals = [self.intervals, *(s.intervals for s in self.sets)]
+        return any(s.action is Action.WRITTEN for s in self.sets) or any(
+            i is not None and i.action is Action.WRITTEN for i in intervals
+        )
 
     @property
     def status(self) -> RunStatus | None:
@@ -167,6 +223,96 @@ class _Details:
                 self.stores.details.read(path, max_bytes=DETAILS_FILE_MAX_BYTES), path
             )
         return self._read[key]
+
+
+#: How the report names the results file's own ``uncertainty`` block (the lm-eval scores').
+FILE_INTERVALS = "lm-eval intervals"
+#: The largest per-item file rescoring reads (a full Evalita run's is about 3 MB).
+ITEMS_FILE_MAX_BYTES = 64 * 2**20
+
+
+class _PerItemFile:
+    """A run's per-item file, read and parsed once (``None``: the run kept none)."""
+
+    def __init__(self, stores: Stores, folder: str, name: str = ITEMS_FILE_NAME) -> None:
+        self.path = f"{folder}/{name}"
+        self.stores = stores
+        self._read = False
+        self._items: RunItems | None = None
+
+    def get(self) -> RunItems | None:
+        """Raises :class:`MalformedFileError` or :class:`StorageError` (other than not found)."""
+        if not self._read:
+            try:
+                data = self.stores.details.read(self.path, max_bytes=ITEMS_FILE_MAX_BYTES)
+            except NotFoundError:
+                data = None
+            self._items = None if data is None else items_from_parquet(data, self.path)
+            self._read = True
+        return self._items
+
+
+def outdated(summary: UncertaintySummary | None) -> bool:
+    """Whether an ``uncertainty`` block predates the current interval method (its ``method`` does
+    not name :data:`METHOD_VERSION`); an absent block is not outdated (the run has no per-item data)."""
+    return summary is not None and METHOD_VERSION not in summary.method
+
+
+def _published(tasks: Mapping[str, TaskResult]) -> dict[str, dict[str, float | None]]:
+    return {t: {p: s.score for p, s in r.prompts.items()} for t, r in tasks.items()}
+
+
+def recomputed_intervals(
+    results: ResultsFile, per_item: _PerItemFile, cache: DrawCache | None = None
+) -> tuple[UncertaintySummary | None, str]:
+    """The file's ``uncertainty`` block computed again from the per-item file, or ``(None, why)``.
+
+    The per-item data must reproduce the published ``tasks`` scores
+    (:func:`~leaderboard.tracks.evalita.uncertainty.evalita_summary` refuses otherwise): an
+    interval around another number would be a made-up one.
+    """
+    try:
+        run_items = per_item.get()
+    except (MalformedFileError, StorageError) as exc:
+        return None, f"its per-item file cannot be read: {exc}"
+    if run_items is None or not run_items.tasks:
+        return None, f"no per-item file ({per_item.path})"
+    try:
+        return evalita_summary(run_items, _published(results.tasks), cache=cache), ""
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def current(summary: UncertaintySummary | None) -> bool:
+    """Whether a metric set block's intervals are there, of the current method."""
+    return summary is not None and not outdated(summary)
+
+
+def set_intervals(
+    spec: MetricSetSpec,
+    results: ResultsFile,
+    block: MetricSetBlock,
+    read: _Details,
+    per_item: _PerItemFile,
+    cache: DrawCache | None = None,
+) -> tuple[UncertaintySummary | None, IntervalsOutcome]:
+    """A set block's intervals (:func:`~leaderboard.tracks.evalita.uncertainty.metric_set_summary`)
+    and what to report; ``None`` when they cannot be computed (the outcome says why)."""
+    try:
+        like = per_item.get()
+    except (MalformedFileError, StorageError) as exc:
+        return None, IntervalsOutcome(Action.SKIPPED, f"its per-item file cannot be read: {exc}", True)
+    if like is None or not like.tasks:
+        return None, IntervalsOutcome(Action.SKIPPED, f"no per-item file ({per_item.path})")
+    try:
+        summary, without = metric_set_summary(spec, results.tasks, block, read, like, cache=cache)
+    except ValueError as exc:
+        return None, IntervalsOutcome(Action.SKIPPED, str(exc), True)
+    except (MalformedFileError, StorageError, EvalitaError) as exc:
+        return None, IntervalsOutcome(Action.SKIPPED, f"reading its details: {exc}", True)
+    if summary is None:
+        return None, IntervalsOutcome(Action.SKIPPED, "no task could be bootstrapped", without=without)
+    return summary, IntervalsOutcome(Action.WRITTEN, without=without)
 
 
 def _same_score(stored: PromptScore, computed: PromptScore) -> tuple[bool, bool]:
@@ -208,35 +354,61 @@ def _same_block(a: MetricSetBlock, b: MetricSetBlock) -> bool:
 
 
 def fill_set(
-    spec: MetricSetSpec, results: ResultsFile, read: _Details, now: str
-) -> tuple[SetOutcome, MetricSetBlock | None]:
-    """A set's block for the run, and whether the file needs it (None: nothing to write)."""
+    spec: MetricSetSpec,
+    results: ResultsFile,
+    read: _Details,
+    now: str,
+    per_item: _PerItemFile,
+    cache: DrawCache | None = None,
+) -> tuple[SetOutcome, MetricSetBlock | None, UncertaintySummary | None]:
+    """A set's block for the run with its intervals, and what the file needs: the block to append
+    (None: the file has an equal one), or the intervals to add to its stored block (None: it
+    has current ones, or they cannot be computed).  The stored block's scores are never rewritten."""
     scores = score_run(spec, run_prompts(results), read)
     outcome = SetOutcome(spec.id, spec.version, Action.WRITTEN, list(scores.tasks), dict(scores.skipped))
     if not scores.tasks:
         outcome.action = Action.SKIPPED
-        return outcome, None
+        return outcome, None, None
     block = block_of(spec, scores, "rescore", now)
     stored = results.metric_set_block(spec.id.value, spec.version)
-    if stored is None:
-        return outcome, block
-    if _same_block(stored, block):
-        outcome.action = Action.UNCHANGED
-    else:
+    if stored is not None and not _same_block(stored, block):
         outcome.action = Action.DIFFERS
         outcome.differences.append(
             f"the file's {spec.id}/{spec.version} block (by {stored.computed_by}) differs from the "
             "details' scores; not overwritten (a change of metrics needs a new version)"
         )
-    return outcome, None
+        return outcome, None, None
+    if stored is not None and current(stored.uncertainty):
+        outcome.action = Action.UNCHANGED
+        return outcome, None, None
+    summary, outcome.intervals = set_intervals(spec, results, block, read, per_item, cache)
+    if stored is None:
+        return outcome, block.model_copy(update={"uncertainty": summary}), None
+    outcome.action = Action.UNCHANGED  # its scores; the intervals are added to it
+    return outcome, None, summary
 
 
-def _append_blocks(data: bytes, path: str, blocks: Sequence[MetricSetBlock]) -> bytes:
-    """The file with ``blocks`` appended to its ``metric_sets``; every other key kept as it was."""
+def _apply(
+    data: bytes,
+    path: str,
+    blocks: Sequence[MetricSetBlock],
+    intervals: UncertaintySummary | None = None,
+    block_intervals: Sequence[tuple[MetricSetBlock, UncertaintySummary]] = (),
+) -> bytes:
+    """The file with ``blocks`` appended to its ``metric_sets``, ``block_intervals`` as the
+    ``uncertainty`` of its stored blocks of the same (name, version) (the last, the one read)
+    and, if given, ``intervals`` as its ``uncertainty`` block; every other key (``tasks`` first,
+    the blocks' scores) kept as it was."""
     raw = load_object(data, path, RESULTS_LIMITS)
     present = raw.get("metric_sets") or []
+    for block, summary in block_intervals:
+        same = [p for p in present if _same_key(p, block)]
+        if same:
+            same[-1]["uncertainty"] = summary.model_dump(mode="json")
     kept = [b for b in blocks if not any(_same_key(p, b) for p in present)]  # a racing rescore wrote it
     raw["metric_sets"] = [*present, *(b.model_dump(mode="json") for b in kept)]
+    if intervals is not None:
+        raw["uncertainty"] = intervals.model_dump(mode="json")
     ResultsFile.from_raw(upgrade(dict(raw), path), path)  # still a valid file
     return (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode()
 
@@ -249,9 +421,18 @@ def _same_key(present: Any, block: MetricSetBlock) -> bool:
 
 
 def rescore_file(
-    stores: Stores, path: str, sets: Iterable[MetricSet], *, dry_run: bool = False, now: str | None = None
+    stores: Stores,
+    path: str,
+    sets: Iterable[MetricSet],
+    *,
+    dry_run: bool = False,
+    now: str | None = None,
+    cache: DrawCache | None = None,
 ) -> RunOutcome:
-    """Rescore one results file (see the module docstring); never raises for a bad run."""
+    """Rescore one results file (see the module docstring); never raises for a bad run.
+
+    ``cache`` keeps the bootstrap draws between files (runs on the same items share them).
+    """
     outcome = RunOutcome(path)
     try:
         data = stores.results.read(path, max_bytes=RESULTS_LIMITS.max_bytes)
@@ -268,30 +449,60 @@ def rescore_file(
         outcome.skipped = "the run kept no details (run.details_path is empty)"
         return outcome
     read = _Details(stores, results.run.details_path)
+    per_item = _PerItemFile(
+        stores,
+        results.run.details_path,
+        results.uncertainty.items_file if results.uncertainty is not None else ITEMS_FILE_NAME,
+    )
     now = now or isoformat(utc_now())
     blocks: list[MetricSetBlock] = []
+    block_intervals: list[tuple[MetricSetBlock, UncertaintySummary]] = []
     try:
         for name in sets:
             spec = METRIC_SETS[name]
             if spec.harness_native:
                 outcome.sets.append(check_harness_set(spec, results, read))
             else:
-                done, block = fill_set(spec, results, read, now)
+                done, block, added = fill_set(spec, results, read, now, per_item, cache)
                 outcome.sets.append(done)
                 if block is not None:
                     blocks.append(block)
+                stored = results.metric_set_block(spec.id.value, spec.version)
+                if added is not None and stored is not None:
+                    block_intervals.append((stored, added))
     except (MalformedFileError, StorageError, EvalitaError) as exc:
         outcome.failed = f"reading its details: {exc}"
         return outcome
-    if blocks and dry_run:
+    intervals = None
+    # The file's block holds the lm-eval scores' intervals: refreshed with that set's check.
+    if MetricSet.LM_EVAL in sets and outdated(results.uncertainty):
+        intervals, why = recomputed_intervals(results, per_item, cache)
+        outcome.intervals = (
+            IntervalsOutcome(Action.WRITTEN, label=FILE_INTERVALS)
+            if intervals is not None
+            else IntervalsOutcome(
+                Action.SKIPPED, why, problem=True, instead=f"outdated {FILE_INTERVALS} kept"
+            )
+        )
+    changes = (
+        [f"{b.name}/{b.version}" for b in blocks]
+        + [f"{b.name}/{b.version} intervals" for b, _ in block_intervals]
+        + (["intervals"] if intervals is not None else [])
+    )
+    if changes and dry_run:
         for set_outcome in outcome.sets:
             if set_outcome.action is Action.WRITTEN:
                 set_outcome.action = Action.WOULD_WRITE
-    elif blocks:
+        for done in [outcome.intervals, *(s.intervals for s in outcome.sets)]:
+            if done is not None and done.action is Action.WRITTEN:
+                done.action = Action.WOULD_WRITE
+    elif changes:
         try:
-            message = f"rescore: {', '.join(f'{b.name}/{b.version}' for b in blocks)} for {path}"
+            message = f"rescore: {', '.join(changes)} for {path}"
             stores.results.update(
-                path, lambda current: _append_blocks(current, path, blocks), message=message
+                path,
+                lambda data: _apply(data, path, blocks, intervals, block_intervals),
+                message=message,
             )
         except (MalformedFileError, StorageError) as exc:
             outcome.failed = f"writing it: {exc}"
@@ -303,7 +514,8 @@ def rescore(
 ) -> list[RunOutcome]:
     """:func:`rescore_file` of every path, in order (one time stamp for the whole pass)."""
     now = isoformat(utc_now())
-    return [rescore_file(stores, path, sets, dry_run=dry_run, now=now) for path in paths]
+    cache = DrawCache()  # runs on the same test items share their draws
+    return [rescore_file(stores, path, sets, dry_run=dry_run, now=now, cache=cache) for path in paths]
 
 
 def all_results_paths(stores: Stores) -> list[str]:
@@ -333,8 +545,13 @@ def describe(outcome: RunOutcome) -> str:
             )
         else:
             parts.append(f"{head} {s.action}" + (f" ({', '.join(s.scored)})" if s.scored else ""))
+        if s.intervals is not None:
+            parts[-1] += f", {s.intervals.describe()}"
+            notes += [f"  {head}: {task} has no interval: {why}" for task, why in s.intervals.without.items()]
         notes += [f"  {head}: {task} skipped: {why}" for task, why in s.skipped.items()]
         notes += [f"  {head}: {line}" for line in s.differences[:10]]
+    if outcome.intervals is not None:
+        parts.append(outcome.intervals.describe())
     status = outcome.status
     if status is RunStatus.PARTLY:
         skipped = sorted({task for s in outcome.sets for task in s.skipped})
@@ -349,12 +566,14 @@ def summary(outcomes: Sequence[RunOutcome]) -> str:
     written = sum(o.written for o in outcomes)
     failed = sum(o.failed is not None for o in outcomes)
     differ = sum(any(s.problem for s in o.sets) for o in outcomes)
+    kept = sum(o.intervals is not None and o.intervals.problem for o in outcomes)  # the file's block
     others = sum(o.other_track is not None for o in outcomes)
     counts = {status: sum(o.status is status for o in outcomes) for status in RunStatus}
     return (
         f"{len(outcomes) - others} Evalita results file(s): "
         + ", ".join(f"{n} {status}" for status, n in counts.items())
         + f"; {written} written, {differ} with differences, {failed} failed"
+        + (f", {kept} with outdated {FILE_INTERVALS} kept" if kept else "")
         + (f"; {others} of other tracks left alone" if others else "")
     )
 
@@ -390,7 +609,8 @@ def _parser() -> argparse.ArgumentParser:
         "--metric-set",
         choices=[m.value for m in MetricSet],
         action="append",
-        help="lm-eval: check the harness's numbers; as-specified: add its block (default: both)",
+        help="lm-eval: check the harness's numbers (and refresh an outdated uncertainty block); "
+        "as-specified: add its block (default: both)",
     )
     parser.add_argument("--dry-run", action="store_true", help="compute and report, write nothing")
     parser.add_argument(
@@ -429,8 +649,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     outcomes = []
     now = isoformat(utc_now())
+    cache = DrawCache()
     for path in paths:
-        outcome = rescore_file(stores, path, sets, dry_run=args.dry_run, now=now)
+        outcome = rescore_file(stores, path, sets, dry_run=args.dry_run, now=now, cache=cache)
         outcomes.append(outcome)
         if not (args.all and outcome.other_track and not args.verbose):
             print(describe(outcome), flush=True)

@@ -26,6 +26,7 @@ from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.evalita import convert
 from eval_queue.errors import EvalitaError, NotFoundError
 from eval_queue.requests import EvalRequest
+from leaderboard.core.summary import ITEMS_FILE_NAME
 from leaderboard.tracks.evalita.definition import (
     SUITE,
     EvalitaOptions,
@@ -125,7 +126,7 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
     items, uncertainty = per_item_outputs(output.samples, tasks, task_results)
     body: dict[str, Any] = {
         "tasks": task_results,
-        "metric_sets": [specified_block(task_results, details, run.finished_at)],
+        "metric_sets": [specified_block(task_results, details, run.finished_at, items.get(ITEMS_FILE_NAME))],
         **uncertainty,
     }
     details = {**details, **items}
@@ -193,12 +194,20 @@ def per_item_outputs(
 
 
 def specified_block(
-    tasks: Mapping[str, TaskResult], details: Mapping[str, bytes], finished_at: str | None
+    tasks: Mapping[str, TaskResult],
+    details: Mapping[str, bytes],
+    finished_at: str | None,
+    items_file: bytes | None = None,
 ) -> MetricSetBlock:
     """The ``as-specified`` scores of a run, from the very details files it publishes (what
-    ``python -m backend rescore`` would compute from them later: the same block)."""
+    ``python -m backend rescore`` would compute from them later: the same block), with their
+    intervals when the run has a per-item file (``items_file``, the bytes it publishes):
+    bootstrapped on its items (:func:`leaderboard.tracks.evalita.uncertainty.metric_set_summary`).
+    Intervals that cannot be computed are left out with a warning, as the lm-eval ones are."""
+    from leaderboard.core.items import items_from_parquet
     from leaderboard.tracks.evalita.metric_sets import METRIC_SETS, MetricSet, block_of, score_run
     from leaderboard.tracks.evalita.schema import details_file_name, parse_details
+    from leaderboard.tracks.evalita.uncertainty import metric_set_summary
 
     def read(task_id: str, prompt_id: str) -> list[DetailRecord]:
         name = details_file_name(task_id, prompt_id)
@@ -211,7 +220,17 @@ def specified_block(
     scores = score_run(spec, prompts, read)
     for task_id, reason in scores.skipped.items():
         log.warning("as-specified %s not scored: %s", task_id, reason)
-    return block_of(spec, scores, "worker", finished_at or "")
+    block = block_of(spec, scores, "worker", finished_at or "")
+    if items_file is None or not block.tasks:
+        return block
+    try:
+        summary, without = metric_set_summary(spec, tasks, block, read, items_from_parquet(items_file))
+    except (ValueError, EvalitaError) as exc:
+        log.warning("no as-specified intervals for this run: %s", exc)
+        return block
+    for task_id, reason in without.items():
+        log.warning("as-specified %s has no interval: %s", task_id, reason)
+    return block.model_copy(update={"uncertainty": summary})
 
 
 def _install_offline_metrics() -> None:

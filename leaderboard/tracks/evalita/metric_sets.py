@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from eval_queue.errors import EvalitaError, NotFoundError
 from leaderboard.tracks.evalita import specified
@@ -46,6 +47,10 @@ from leaderboard.tracks.evalita.schema import (
     TaskResult,
 )
 
+if TYPE_CHECKING:  # pyarrow is imported only where per-item data are built
+    from leaderboard.core.items import RunItems
+    from leaderboard.core.summary import UncertaintySummary
+
 
 class MissingInput(EvalitaError):
     """A run's details lack what a metric needs (the task is named and skipped, never guessed)."""
@@ -55,13 +60,26 @@ class MissingInput(EvalitaError):
 Scorer = Callable[[Sequence[DetailRecord]], float]
 
 
+#: A harness task's records → each record's sufficient statistics (one list per record, in
+#: order), which the metric kind named beside it aggregates to what the scorer computes.
+ItemStats = Callable[[Sequence[DetailRecord]], list[list[float]]]
+
+
 @dataclass(frozen=True)
 class TaskMetric:
-    """How a set scores one task: its name in the file (``TaskResult.metric``), label and scorer."""
+    """How a set scores one task: its name in the file (``TaskResult.metric``), label and scorer.
+
+    ``kind`` and ``item_stats`` (the per-item sufficient statistics and the
+    :class:`~leaderboard.core.metric_kinds.MetricKind` that aggregates them, registered in
+    ``leaderboard.tracks.evalita.uncertainty.EVALITA_KINDS``) are what the set's intervals are
+    bootstrapped from; ``None`` where the set takes the task's intervals from elsewhere.
+    """
 
     name: str
     label: str
     score: Scorer
+    kind: str | None = None
+    item_stats: ItemStats | None = None
 
 
 @dataclass(frozen=True)
@@ -207,14 +225,88 @@ def _rouge(batch: Callable[[Sequence[str], Sequence[str]], list[float]]) -> Scor
     return score
 
 
+# --------------------------------------------------------------------------- per-item statistics
+# Each is the scorer above taken apart: what it sums over the records, one vector per record,
+# so that a bootstrap resample of the records is a resample of the sums (kinds in
+# leaderboard.tracks.evalita.uncertainty; tests/metrics/test_set_items.py checks that the
+# observed sums aggregate to the scorer's number).
+
+
+def _pair_stats(gold: int, pred: int) -> list[float]:
+    """``[tp_0, tp_1, s_0, s_1]`` of one (gold, prediction) pair on labels {0, 1}."""
+    if not (0 <= gold < 2 and 0 <= pred < 2):
+        raise MissingInput(f"labels ({gold}, {pred}) are not binary")
+    tp = [float(gold == pred == k) for k in (0, 1)]
+    return tp + [float(gold == k) + float(pred == k) for k in (0, 1)]
+
+
+def _macro_f1_items(records: Sequence[DetailRecord]) -> list[list[float]]:
+    return [_pair_stats(g, p) for g, p in zip(*_mc(records), strict=True)]
+
+
+def _accuracy_items(records: Sequence[DetailRecord]) -> list[list[float]]:
+    return [[1.0 if g == p else 0.0] for g, p in zip(*_mc(records), strict=True)]
+
+
+def _sentipolc_items(records: Sequence[DetailRecord]) -> list[list[float]]:
+    # The opos and the oneg views' pair statistics (the kind evalita_sa, as lm-eval's items).
+    polarities = specified.SA_POLARITIES
+    items = []
+    for g, p in zip(*_mc(records), strict=True):
+        if not (0 <= g < len(polarities) and 0 <= p < len(polarities)):
+            raise MissingInput(f"SA labels ({g}, {p}) outside 0…3")
+        items.append(
+            _pair_stats(polarities[g][0], polarities[p][0]) + _pair_stats(polarities[g][1], polarities[p][1])
+        )
+    return items
+
+
+def _ner_entity_items(records: Sequence[DetailRecord]) -> list[list[float]]:
+    # Per type (PER, LOC, ORG) tp, gold and predicted entities, then the spans of no valid type.
+    items = []
+    for gold, answer in zip(_ner_golds(records), _answers(records), strict=True):
+        predicted = specified.parse_ner_answer(answer)
+        counts = specified.ner_counts(gold, predicted)
+        items.append(
+            [float(counts[k][i]) for i in range(3) for k in specified.NER_TYPES]
+            + [float(specified.ner_invalid(predicted))]
+        )
+    return items
+
+
+def _relation_items(records: Sequence[DetailRecord]) -> list[list[float]]:
+    items = []
+    for gold, answer in zip(_rel_golds(records), _answers(records), strict=True):
+        counts = specified.rel_counts(gold, specified.parse_rel_answer(answer))
+        items.append([float(counts.tp), float(counts.fp), float(counts.fn)])
+    return items
+
+
+def _ls_distinct_items(records: Sequence[DetailRecord]) -> list[list[float]]:
+    return [
+        [float(v) for v in specified.ls_item_distinct(gold, answer)]
+        for gold, answer in zip(_ls_golds(records), _answers(records), strict=True)
+    ]
+
+
+def _rouge_items(batch: Callable[[Sequence[str], Sequence[str]], list[float]]) -> ItemStats:
+    def items(records: Sequence[DetailRecord]) -> list[list[float]]:
+        return [[v] for v in batch([r.target for r in records], _answers(records))]
+
+    return items
+
+
+# The lm-eval set's intervals come from the harness's own per-item file; the four tasks the
+# as-specified set takes from it carry their statistics here too, so that set's intervals can
+# be computed from the details alone.
 _LM_EVAL_METRICS: Mapping[str, TaskMetric] = MappingProxyType(
     {
         "wic": TaskMetric("f1", "F1 (binary)", _binary_f1),
-        "te": TaskMetric("acc", "Accuracy", _accuracy),
-        "sa": TaskMetric("f1", "F1-macro (SENTIPOLC)", _sentipolc),
+        "te": TaskMetric("acc", "Accuracy", _accuracy, "mean", _accuracy_items),
+        "sa": TaskMetric("f1", "F1-macro (SENTIPOLC)", _sentipolc, "evalita_sa", _sentipolc_items),
         "hs": TaskMetric("f1", "F1 (binary)", _binary_f1),
-        "faq": TaskMetric("acc", "Accuracy", _accuracy),
-        "at": TaskMetric("acc", "Accuracy", _accuracy),
+        "faq": TaskMetric("acc", "Accuracy", _accuracy, "mean", _accuracy_items),
+        "at": TaskMetric("acc", "Accuracy", _accuracy, "mean", _accuracy_items),
         "ls": TaskMetric("f1", "F1 (oot)", _ls_upstream),
         "ner": TaskMetric("f1", "F1 (upstream slots)", _ner_upstream),
         "re": TaskMetric("f1", "F1-macro (slots)", _rel_upstream),
@@ -223,13 +315,27 @@ _LM_EVAL_METRICS: Mapping[str, TaskMetric] = MappingProxyType(
 )
 _AS_SPECIFIED_METRICS: Mapping[str, TaskMetric] = MappingProxyType(
     {
-        "wic": TaskMetric("f1_macro", "F1-macro", _macro_f1),
-        "hs": TaskMetric("f1_macro", "F1-macro", _macro_f1),
-        "ls": TaskMetric("f1_oot_distinct", "F1 (oot, each substitute once)", _ls_distinct),
-        "ner": TaskMetric("f1_entity_macro", "F1-macro (entities)", _ner_entities),
-        "re": TaskMetric("f1_relations", "F1 (relations, micro)", _rel_pairs),
+        "wic": TaskMetric("f1_macro", "F1-macro", _macro_f1, "f1_macro", _macro_f1_items),
+        "hs": TaskMetric("f1_macro", "F1-macro", _macro_f1, "f1_macro", _macro_f1_items),
+        "ls": TaskMetric(
+            "f1_oot_distinct",
+            "F1 (oot, each substitute once)",
+            _ls_distinct,
+            "evalita_ls",
+            _ls_distinct_items,
+        ),
+        "ner": TaskMetric(
+            "f1_entity_macro", "F1-macro (entities)", _ner_entities, "evalita_ner_entities", _ner_entity_items
+        ),
+        "re": TaskMetric(
+            "f1_relations", "F1 (relations, micro)", _rel_pairs, "f1_relations", _relation_items
+        ),
         "sum": TaskMetric(
-            "rouge1_italian", "ROUGE-1 (Italian tokens)", _rouge(specified.rouge1_italian_batch)
+            "rouge1_italian",
+            "ROUGE-1 (Italian tokens)",
+            _rouge(specified.rouge1_italian_batch),
+            "mean",
+            _rouge_items(specified.rouge1_italian_batch),
         ),
     }
 )
@@ -362,6 +468,77 @@ def score_run(
     return SetScores(tasks, skipped)
 
 
+def set_run_items(
+    spec: MetricSetSpec,
+    task_prompts: Mapping[str, Iterable[str]],
+    read: ReadDetails,
+    like: RunItems,
+) -> tuple[RunItems, dict[str, str]]:
+    """The set's per-item statistics of a run, from its details, on the items of ``like``.
+
+    ``like`` is the run's per-item file (lm-eval's statistics, written by the worker): a task
+    is built only where it has one, on exactly its items, parts and clusters — so the set's
+    draws are those of the lm-eval scores (the same items, the same resamples: paired) and a
+    task resampled by cluster (WiC's lemmas, LS's target words) stays so, although the details
+    keep no cluster.  Every task of ``task_prompts`` is built with :meth:`MetricSetSpec.metric_of`
+    (the set's own metric, or its base set's).  A task that cannot be built is returned in the
+    second value with why (no interval for it, never another metric's).
+    """
+    from leaderboard.core.items import NO_PART, ItemId, RunItems, TaskItems  # pyarrow: only when used
+
+    built: dict[str, TaskItems] = {}
+    skipped: dict[str, str] = {}
+    for task in SUITE:
+        reference = like.tasks.get(task.id)
+        if task.id not in task_prompts or reference is None:
+            continue
+        metric = spec.metric_of(task.id)
+        try:
+            if metric.item_stats is None or metric.kind is None:
+                raise MissingInput(f"{metric.name} has no per-item statistics")
+            per_prompt: dict[str, dict[ItemId, list[float]]] = {}
+            for prompt_id in task_prompts[task.id]:
+                try:
+                    records = read(task.id, prompt_id)
+                except NotFoundError:
+                    raise MissingInput(f"no details file for prompt {prompt_id}") from None
+                items: dict[ItemId, list[float]] = {}
+                for harness in task.prompt(prompt_id).harness_tasks:
+                    part = [r for r in records if getattr(r, "part", None) == harness.part]
+                    for record, stats in zip(part, metric.item_stats(part), strict=True):
+                        key = ItemId(harness.part or NO_PART, record.doc_id)
+                        if key in items:
+                            raise MissingInput(f"{prompt_id}: doc {record.doc_id} appears twice")
+                        items[key] = stats
+                if len(items) != len(records):
+                    raise MissingInput(f"{prompt_id}: records without a known part")
+                per_prompt[prompt_id] = items
+            prompts = [p for p in reference.prompts if p in per_prompt] + [
+                p for p in per_prompt if p not in reference.prompts
+            ]
+            ids = reference.item_ids()
+            if any(set(per_prompt[p]) != set(ids) for p in prompts):
+                raise MissingInput("the details' items are not those of the run's per-item file")
+            clusters = (
+                None
+                if reference.clusters is None
+                else {
+                    item: reference.cluster_names[c]
+                    for item, c in zip(ids, reference.clusters.tolist(), strict=True)
+                }
+            )
+            built[task.id] = TaskItems.build(
+                task.id,
+                metric.kind,
+                {p: per_prompt[p] for p in prompts},
+                parts=reference.parts,
+                clusters=clusters,
+            )
+        except (MissingInput, ValueError) as exc:
+            skipped[task.id] = str(exc)
+    return RunItems(track=like.track, tasks=built), skipped
+
+
 def run_prompts(results: ResultsFile) -> dict[str, list[str]]:
     """The suite's (task, prompts) a results file holds, in suite order."""
     return {
@@ -401,6 +578,16 @@ def set_tasks(results: ResultsFile, name: MetricSet | str) -> dict[str, TaskResu
     if spec.base is not None:
         merged.update({t: r for t, r in set_tasks(results, spec.base).items() if t not in spec.metrics})
     return {t: merged[t] for t in results.tasks if t in merged}
+
+
+def set_uncertainty(results: ResultsFile, name: MetricSet | str) -> UncertaintySummary | None:
+    """The intervals of a run's scores under set ``name``: the file's ``uncertainty`` block for a
+    harness-native set, the current block's own for another (None: it has none)."""
+    spec = METRIC_SETS[MetricSet(name)]
+    if spec.harness_native:
+        return results.uncertainty
+    block = results.metric_set_block(spec.id.value, spec.version)
+    return block.uncertainty if block is not None else None
 
 
 def has_current_block(results: ResultsFile, name: MetricSet | str) -> bool:

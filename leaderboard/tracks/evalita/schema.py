@@ -10,13 +10,22 @@ never here.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_serializer,
+)
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
 from leaderboard.core.schema import ResultsEnvelope, RunInfo
+from leaderboard.core.summary import UncertaintySummary
 from leaderboard.tracks.evalita.definition import TRACK
 
 
@@ -64,6 +73,19 @@ class MetricSetBlock(BaseModel):
     tasks: dict[str, TaskResult]
     #: Tasks of the run the set could not score, with the reason (e.g. what the details lack).
     skipped: dict[str, str] = Field(default_factory=dict)
+    #: The intervals of this set's scores, in the format of the file's ``uncertainty`` block
+    #: (every task's prompts and CPS, the mean CPS and its draws), bootstrapped from the set's
+    #: per-item statistics on the run's per-item file's items (absent in older blocks, and for a
+    #: run without per-item data: no interval, never another set's).
+    uncertainty: UncertaintySummary | None = None
+
+    @model_serializer(mode="wrap")
+    def _absent_when_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A block without intervals is written as before they existed (no "uncertainty": null).
+        data: dict[str, Any] = handler(self)
+        if data.get("uncertainty") is None:
+            data.pop("uncertainty", None)
+        return data
 
 
 class EvalitaRunInfo(RunInfo):

@@ -28,6 +28,12 @@ LS    ``_aggreg_ls``              ``(prec, has_answ, has_annot)``  the same thre
 its predictions equal to k (``leaderboard.core.metric_kinds``).  The NER prompt score combines
 its three domains (``adg``, ``fic``, ``wn``: the task's parts, resampled within themselves)
 weighted by size, like the project's results file and lm-eval's NER group.
+
+The as-specified metric set (:mod:`leaderboard.tracks.evalita.metric_sets`) has per-item
+statistics too, computed from the stored details (``TaskMetric.item_stats``): ``f1_macro`` for
+WIC and HS, the lm-eval kinds for TE, FAQ, AT, SA, ``evalita_ls`` (each substitute once) for LS,
+``mean`` of Italian ROUGE-1 for SUM, and two kinds of its own, :data:`NER_ENTITIES` and
+:data:`RELATIONS`.  :func:`metric_set_summary` gives the set's block its intervals.
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ from leaderboard.core.summary import METHOD, UncertaintySummary, figure_path
 from leaderboard.core.uncertainty import DEFAULT_CONFIG, BootstrapConfig, DrawCache, Interval
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION, RunCPS, RunUncertainty, cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TRACK, TaskSpec
+from leaderboard.tracks.evalita.metric_sets import MetricSetSpec, ReadDetails, set_run_items
+from leaderboard.tracks.evalita.schema import MetricSetBlock, TaskResult
 
 # --------------------------------------------------------------------------- Evalita's own aggregations
 
@@ -119,8 +127,48 @@ LS = MetricKind(
     _aggregate_ls,
 )
 
-#: Every kind an Evalita per-item file may name.
-EVALITA_KINDS: MetricKinds = GENERIC_KINDS.with_kinds(SA, NER, LS)
+
+# --------------------------------------------------------------------------- the as-specified set's own kinds
+
+
+def _aggregate_ner_entities(sums: Array, n: int) -> Array:
+    # specified.ner_f1_macro on summed counts: per type (PER, LOC, ORG) F1 = 2·tp / (gold +
+    # (predicted + invalid)), averaged over the types in the gold or among the typed
+    # predictions; none of those: 0 if any invalid span was named, else 1.  The same float
+    # operations in the same order (the counts are whole numbers, so their sums are exact).
+    tp, gold, pred, invalid = sums[..., 0:3], sums[..., 3:6], sums[..., 6:9], sums[..., 9:10]
+    averaged = (gold + pred) > 0
+    denominator = gold + (pred + invalid)
+    f1 = np.divide(2.0 * tp, denominator, out=np.zeros(tp.shape), where=averaged & (denominator > 0))
+    count = averaged.sum(axis=-1)
+    mean = sequential_sum(f1, averaged) / np.maximum(count, 1)
+    return np.where(count > 0, mean, np.where(invalid[..., 0] > 0, 0.0, 1.0))
+
+
+def _aggregate_relations(sums: Array, n: int) -> Array:
+    # specified.PRF.f1 on pooled counts: 2·tp / (2·tp + fp + fn), 1 when nothing was to be found
+    # and nothing was named.
+    tp, fp, fn = sums[..., 0], sums[..., 1], sums[..., 2]
+    denominator = 2 * tp + fp + fn
+    return np.divide(2 * tp, denominator, out=np.ones(tp.shape), where=denominator > 0)
+
+
+NER_ENTITIES = MetricKind(
+    "evalita_ner_entities",
+    "NER as specified (specified.ner_f1_macro): [tp, gold, predicted per PER/LOC/ORG, invalid spans]",
+    lambda k: 10,
+    _aggregate_ner_entities,
+)
+RELATIONS = MetricKind(
+    "f1_relations",
+    "micro relation F1 (specified.rel_f1): [tp, fp, fn]",
+    lambda k: 3,
+    _aggregate_relations,
+)
+
+#: Every kind an Evalita per-item file may name (lm-eval's, and the as-specified set's:
+#: :func:`leaderboard.tracks.evalita.metric_sets.set_run_items`).
+EVALITA_KINDS: MetricKinds = GENERIC_KINDS.with_kinds(SA, NER, LS, NER_ENTITIES, RELATIONS)
 
 # --------------------------------------------------------------------------- per-sample values → statistics
 
@@ -356,3 +404,37 @@ def evalita_summary(
         shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
         raise ValueError(f"the per-item data do not reproduce the published scores: {shown}")
     return summary_of(RunUncertainty.of(boot, TASK_IDS), config)
+
+
+def metric_set_summary(
+    spec: MetricSetSpec,
+    tasks: Mapping[str, TaskResult],
+    block: MetricSetBlock,
+    read: ReadDetails,
+    like: RunItems,
+    config: BootstrapConfig = DEFAULT_CONFIG,
+    cache: DrawCache | None = None,
+) -> tuple[UncertaintySummary | None, dict[str, str]]:
+    """The intervals of a metric set's scores (what its block keeps as ``uncertainty``).
+
+    The set's scores are ``block``'s tasks and, for the tasks it takes from its base set, the
+    harness's ``tasks``; their per-item statistics come from the run's details
+    (:func:`~leaderboard.tracks.evalita.metric_sets.set_run_items`) on the items, parts and
+    clusters of the run's per-item file ``like``, so they are resampled exactly as the lm-eval
+    scores are (the same draws).  Then the same intervals as :func:`evalita_summary`: prompt
+    scores, task CPS and the mean CPS with its reflected and tie-aware draws.
+
+    Returns ``(None, why)`` per task when no task could be built, else the summary and the
+    tasks left without an interval (with why).  Raises ``ValueError`` when the statistics do
+    not reproduce the block's scores (an interval around another number would be made up).
+    """
+    published = {
+        task_id: block.tasks[task_id] if task_id in spec.metrics else result
+        for task_id, result in tasks.items()
+        if task_id not in spec.metrics or task_id in block.tasks
+    }
+    items, skipped = set_run_items(spec, {t: list(r.prompts) for t, r in published.items()}, read, like)
+    if not items.tasks:
+        return None, skipped
+    scores = {t: {p: s.score for p, s in r.prompts.items()} for t, r in published.items()}
+    return evalita_summary(items, scores, config, cache), skipped

@@ -18,7 +18,10 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.core.items import ITEMS_FILE_NAME, RunItems, items_to_parquet
 from leaderboard.core.schema import ModelInfo, details_dir, results_file_path
+from leaderboard.core.summary import METHOD, KeptDraws, UncertaintySummary
+from leaderboard.tracks.evalita import specified
 from leaderboard.tracks.evalita.definition import NER_PARTS, SUITE, TaskKind, TaskSpec
 from leaderboard.tracks.evalita.metric_sets import METRIC_SETS, MetricSet, prompt_score
 from leaderboard.tracks.evalita.schema import (
@@ -27,6 +30,13 @@ from leaderboard.tracks.evalita.schema import (
     ResultsFile,
     TaskResult,
     details_file_name,
+    parse_details,
+)
+from leaderboard.tracks.evalita.uncertainty import (
+    EVALITA_METRICS,
+    MEAN_CPS_TIE_FIGURE,
+    evalita_run_items,
+    evalita_summary,
 )
 from tests.support.synthetic.results import SYNTHETIC_TYPES, synthetic_model
 
@@ -242,6 +252,64 @@ def _lines(records: list[DetailRecord]) -> bytes:
     ).encode()
 
 
+def _harness_value(task: TaskSpec, record: DetailRecord) -> object:
+    """What lm-eval's ``process_results`` keeps for the record (its sample value), from the details."""
+    if task.kind is TaskKind.MULTIPLE_CHOICE:
+        assert isinstance(record.gold, int) and record.loglikelihoods
+        pred = specified.mc_prediction(record.loglikelihoods)
+        return float(pred == record.gold) if task.id in ("te", "faq", "at") else [record.gold, pred]
+    if task.id == "sum":
+        return specified.rouge1_lm_eval(record.target, record.answer)
+    assert isinstance(record.gold, list)
+    if task.id == "ls":
+        return list(specified.lm_eval_ls_item([(str(w), int(c)) for w, c in record.gold], record.answer))
+    gold = [(str(a), str(b)) for a, b in record.gold]
+    labels = specified.lm_eval_ner_labels if task.id == "ner" else specified.lm_eval_rel_labels
+    return list(labels(gold, record.answer))
+
+
+#: Made-up clusters where the real data have them (WiC's lemmas, LS's target words), so that
+#: the per-item files of the synthetic store are resampled by cluster as real ones are.
+_CLUSTERS = {"wic": ("lemma", 3), "ls": ("lexelt", 2)}
+
+
+def lm_eval_run_items(folder: Path) -> RunItems:
+    """A run's lm-eval per-item data, as the worker builds them from the harness's samples, here
+    from the run's details (the sample value each record implies) through the worker's own
+    :func:`~leaderboard.tracks.evalita.uncertainty.evalita_run_items`."""
+    samples: dict[str, list[dict[str, object]]] = {}
+    for task in SUITE:
+        metric = EVALITA_METRICS[task.id]
+        for prompt in task.prompts:
+            records = parse_details((folder / details_file_name(task.id, prompt.id)).read_bytes(), task.id)
+            for harness in prompt.harness_tasks:
+                samples[harness.name] = [
+                    {
+                        "doc_id": r.doc_id,
+                        metric.sample_key: _harness_value(task, r),
+                        **(
+                            {"doc": {_CLUSTERS[task.id][0]: f"c{r.doc_id // _CLUSTERS[task.id][1]}"}}
+                            if task.id in _CLUSTERS
+                            else {}
+                        ),
+                    }
+                    for r in records
+                    if getattr(r, "part", None) == harness.part
+                ]
+    return evalita_run_items(samples)
+
+
+def old_style(summary: UncertaintySummary) -> UncertaintySummary:
+    """A block as written before the calibrated intervals: no method version, no tie-aware draws,
+    the mean CPS's draws under another key (what the app no longer pairs)."""
+    draws = {
+        figure: KeptDraws(key="0" * 32, float32=kept.float32)
+        for figure, kept in summary.draws.items()
+        if figure != MEAN_CPS_TIE_FIGURE
+    }
+    return summary.model_copy(update={"method": METHOD, "draws": draws})
+
+
 @dataclass(frozen=True)
 class SyntheticStore:
     results_files: int
@@ -249,8 +317,14 @@ class SyntheticStore:
     details_lines: int
 
 
-def write_synthetic_store(root: Path, n_models: int, items: int = 20, seed: int = 11) -> SyntheticStore:
-    """Write ``root/results`` and ``root/details`` (see the module docstring)."""
+def write_synthetic_store(
+    root: Path, n_models: int, items: int = 20, seed: int = 11, *, per_item: bool = False
+) -> SyntheticStore:
+    """Write ``root/results`` and ``root/details`` (see the module docstring).
+
+    With ``per_item``, each run also gets what the worker writes since the intervals: its
+    per-item file (:func:`lm_eval_run_items`) and the results' ``uncertainty`` block from it.
+    """
     rng = random.Random(seed)
     documents = {task.id: _documents(task, items, random.Random(f"{seed}-{task.id}")) for task in SUITE}
     results_files = details_files = lines = 0
@@ -285,6 +359,12 @@ def write_synthetic_store(root: Path, n_models: int, items: int = 20, seed: int 
                 num_fewshot=k, data="hub", harness="lm-eval 0.4.13", finished_at=finished, details_path=folder
             )
             results = ResultsFile(model=model, run=run, tasks=tasks)
+            if per_item:
+                run_items = lm_eval_run_items(root / "details" / folder)
+                (root / "details" / folder / ITEMS_FILE_NAME).write_bytes(items_to_parquet(run_items))
+                published = {t: {p: s.score for p, s in r.prompts.items()} for t, r in tasks.items()}
+                summary = evalita_summary(run_items, published)
+                results = results.model_copy(update={"uncertainty": summary})
             path = root / "results" / results_file_path(results, finished)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(results.to_json())

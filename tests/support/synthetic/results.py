@@ -58,7 +58,7 @@ def write_synthetic_results(
                 task.id: TaskResult(
                     metric=task.metric,
                     prompts={
-                        p: PromptScore(score=float(score), n=boot.tasks[task.id].n_items)
+                        p: PromptScore(score=float(score), n=boot.tasks[task.id].bootstrap.n_items)
                         for p, score in zip(task.prompt_ids, boot.tasks[task.id].prompt_scores, strict=True)
                     },
                 )

@@ -117,8 +117,14 @@ computed from each run's stored answers — by the worker when it publishes a ru
 `python -m backend rescore` for older runs (version 1 of the set, issue 20, scored LS and RE as
 lm-eval: its blocks are kept and no longer read) — and written beside the harness's numbers,
 never over them; a run that has none yet shows those six tasks empty and is not ranked in that
-view.  They are not comparable with the paper's tables or the official board.  Intervals and
-tiers are computed for the lm-eval scores: the as-specified view shows none.
+view.  They are not comparable with the paper's tables or the official board.  The
+as-specified view has its own intervals and tiers, computed as the lm-eval ones are: each of its
+metrics is a function of per-item statistics (F1-macro: per-label counts; NER: per type the
+entities found, given and named, and the invalid spans; RE: relations found, extra and missed;
+LS: the three oot sums with each substitute once; SUM: each document's ROUGE-1), taken from the
+stored answers and resampled on the same items with the same draws as the lm-eval scores.  A
+run whose as-specified scores were written without them shows "—" and no tier until
+`python -m backend rescore` adds them.
 """
 
 REPRODUCE = """

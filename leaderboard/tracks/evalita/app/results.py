@@ -39,6 +39,7 @@ from leaderboard.tracks.evalita.metric_sets import (
     expected_metric,
     has_current_block,
     set_tasks,
+    set_uncertainty,
 )
 from leaderboard.tracks.evalita.schema import (
     DetailRecord,
@@ -128,9 +129,10 @@ class RunRecord:
     prompt_scores: PromptScores
     #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
     comparable: bool
-    #: The run's intervals and the mean CPS's resampled values (None: no per-item data), of
-    #: the lm-eval scores: :attr:`uncertainty` shows them only in that set.
-    lm_eval_uncertainty: UncertaintySummary | None = None
+    #: Per metric set, the intervals of its scores and the mean CPS's resampled values (None:
+    #: no per-item data, or a block computed without them): lm-eval's are the file's
+    #: ``uncertainty`` block, another set's its block's (:attr:`uncertainty` shows the set's own).
+    set_uncertainty: Mapping[MetricSet, UncertaintySummary | None] = field(default_factory=dict, repr=False)
     #: The metric set ``score_rows`` and ``prompt_scores`` are in.
     metric_set: MetricSet = DEFAULT_METRIC_SET
     #: The other metric sets' rows and scores (:meth:`for_metric_set`).
@@ -142,12 +144,12 @@ class RunRecord:
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
-        intervals = results.uncertainty.intervals if results.uncertainty is not None else {}
-        by_set = {}
+        by_set, uncertainty = {}, {}
         for name in MetricSet:
-            # Intervals are of the lm-eval scores: another set's rows carry none.
-            set_intervals = intervals if name is DEFAULT_METRIC_SET else {}
-            rows = tuple(_score_rows(path, set_tasks(results, name), name, set_intervals))
+            # Each set's rows carry the intervals of its own scores, never another set's.
+            uncertainty[name] = set_uncertainty(results, name)
+            intervals = uncertainty[name].intervals if uncertainty[name] is not None else {}
+            rows = tuple(_score_rows(path, set_tasks(results, name), name, intervals))
             by_set[name] = (rows, _prompt_scores(rows))
         rows, scores = by_set.pop(DEFAULT_METRIC_SET)
         missing = frozenset(name for name in MetricSet if not has_current_block(results, name))
@@ -157,14 +159,14 @@ class RunRecord:
             rows,
             scores,
             results.comparable,
-            results.uncertainty,
+            MappingProxyType(uncertainty),
             DEFAULT_METRIC_SET,
             by_set,
             missing,
         )
 
     def for_metric_set(self, name: MetricSet | str) -> RunRecord:
-        """The same run with its scores in metric set ``name`` (intervals only in lm-eval's)."""
+        """The same run with its scores (and their intervals) in metric set ``name``."""
         name = MetricSet(name)
         if name is self.metric_set:
             return self
@@ -174,9 +176,8 @@ class RunRecord:
 
     @property
     def uncertainty(self) -> UncertaintySummary | None:
-        """The intervals of the scores shown: the lm-eval set's; none in another set (never an
-        interval of a different metric)."""
-        return self.lm_eval_uncertainty if self.metric_set is DEFAULT_METRIC_SET else None
+        """The intervals of the scores shown: those of the set shown (None: it has none)."""
+        return self.set_uncertainty.get(self.metric_set)
 
     @property
     def key(self) -> RunKey:

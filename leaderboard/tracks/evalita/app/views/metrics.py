@@ -32,8 +32,7 @@ def metrics_banner(board: Board, setting: Setting | str) -> str:
         return ""
     text = (
         f"**Metrics as specified** by the Evalita-LLM paper: {md_text(_changed_tasks())}; the other six "
-        "tasks as lm-eval. Not comparable with the paper's tables or the official board (see About). "
-        "Intervals and tiers are those of the lm-eval scores: this view shows none."
+        "tasks as lm-eval. Not comparable with the paper's tables or the official board (see About)."
     )
     shots = Setting(setting).num_fewshot
     keys = set(board.loaded.missing_in(board.metrics))
@@ -42,6 +41,21 @@ def metrics_banner(board: Board, setting: Setting | str) -> str:
         text += (
             f" {missing} run(s) have no as-specified scores yet: their changed tasks stay empty (and "
             "the run unranked) until `python -m backend rescore` fills them from the run's details."
+        )
+    # Intervals and tiers are the set's own; a block written before they were computed has none
+    # (counted only where the run has per-item data: its lm-eval scores have intervals).
+    bare = sum(
+        1
+        for record in board.loaded.records
+        if record.key not in keys
+        and record.uncertainty is None
+        and record.set_uncertainty.get(MetricSet.LM_EVAL) is not None
+        and (shots is None or record.key[3] == shots)
+    )
+    if bare:
+        text += (
+            f" {bare} run(s) have as-specified scores without intervals (shown as —, no tier) until "
+            "`python -m backend rescore` computes them from the run's per-item file."
         )
     return text
 
