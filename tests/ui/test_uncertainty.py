@@ -211,11 +211,15 @@ def test_a_vs_b_from_a_model_page_compares_it_with_the_next_run_in_the_ranking(c
     assert (opened.tab, opened.get(A_FIELD), opened.get(B_FIELD)) == ("compare", first.key, second.key)
 
 
-def test_the_about_page_says_what_an_interval_and_a_tier_are():
+def test_the_about_page_says_what_is_estimated_what_an_interval_and_a_tier_are():
     from leaderboard.tracks.evalita.app.about import about_markdown
+    from leaderboard.tracks.evalita.app.tab.ranking import TIER_SENTENCE
 
-    text = about_markdown()
-    assert "**An interval**" in text and "**A tier**" in text and "Holm" in text
+    text = " ".join(about_markdown().split())
+    assert "**What is estimated.**" in text and "**95 % interval**" in text
+    assert "**A tier** is 1 + the number of runs significantly better than this one" in text and "Holm" in text
+    assert "**The smallest gap the data can detect.**" in text
+    assert "1 + the number of runs significantly better than this one" in TIER_SENTENCE
 
 
 def test_synthetic_store_files_carry_what_the_worker_writes(data_dir):
