@@ -48,4 +48,5 @@ SPEC = TrackSpec(
     about=f"{_APP}.about:about_markdown",
     contents="leaderboard.tracks.evalita.contents:CONTENTS",
     contents_record=f"{_APP}.contents:records_of_table",
+    eee="leaderboard.tracks.evalita.eee:EEE",
 )
