@@ -53,6 +53,7 @@ from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` 
 from backend.fastpath.vllm_settings import prepare_vllm_environment
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RecipeInclude, RunOptions
 from backend.progress import ProgressTracker, fmt_s
+from backend.tokens import TokenTally, tally_for
 from backend.recipe import PROJECT, lm_eval_recipe, project_version, run_cost, task_hashes
 from eval_queue.errors import EvalitaError
 from leaderboard.core.schema import RunInfo
@@ -143,8 +144,13 @@ def _beat_while_decoding(model: Any, beat: Callable[[], None]) -> None:
     model.generate = generate
 
 
-def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None:
-    """Hook progress and token counting into an lm-eval model instance (no behaviour change)."""
+def _instrument(
+    lm: Any, tracker: ProgressTracker, tokens: TokenCounter, tally: TokenTally | None = None
+) -> None:
+    """Hook progress and token counting into an lm-eval model instance (no behaviour change).
+
+    ``tally`` (if any) counts each request's tokens by its task with the run's tokenizer.
+    """
     lm.set_cache_hook(tracker)
     for kind in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
         original = getattr(lm, kind)
@@ -154,9 +160,12 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
         ) -> Any:
             tracker.start_phase(_kind, requests)
             try:
-                return _original(requests, *args, **kwargs)
+                answers = _original(requests, *args, **kwargs)
             finally:
                 tracker.close()
+            if tally is not None:
+                tally.count(_kind, requests, answers)
+            return answers
 
         setattr(lm, kind, wrapped)
     if hasattr(lm, "_model_call"):
@@ -421,7 +430,8 @@ def run_harness(
     model_load_s = time.perf_counter() - t0
     tracker = ProgressTracker(options.progress_interval_s, on_progress=beat)
     tokens = TokenCounter()
-    _instrument(lm, tracker, tokens)
+    tally = tally_for(lm)
+    _instrument(lm, tracker, tokens, tally)
 
     _quiet_harness_logs()
     setup_start = time.monotonic()  # the tracker's clock: phases are split by its stamps
@@ -475,6 +485,7 @@ def run_harness(
             evaluate_end=evaluate_end,
             duration_s=duration,
             gpus=1 if device.startswith("cuda") else 0,
+            tally=tally,
         ),
         **_fixed_run_fields(options, device),
     )

@@ -45,6 +45,22 @@ class ModelInfo(BaseModel):
         return value
 
 
+class TaskTokens(BaseModel):
+    """Tokens of one harness task, counted with the run's tokenizer (``backend/tokens.py``).
+
+    ``input``: what the model read (prompts; log-likelihood contexts with their continuations),
+    ``output``: the generated answers, ``reasoning``: the part of ``output`` inside kept
+    ``<think>`` blocks; ``requests``: the model calls' requests counted.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    requests: int = 0
+
+
 class RunCost(BaseModel):
     """What a run cost, as the worker measured it: wall time per phase, tokens, GPU-hours.
 
@@ -70,6 +86,13 @@ class RunCost(BaseModel):
     #: GPUs the run held (0 on CPU) and GPU-hours = wall time × GPUs (model load included).
     gpus: int = 0
     gpu_hours: float | None = None
+    #: **[issue 33]** Unpadded tokens with the run's tokenizer (``backend/tokens.py``): the run's
+    #: totals (every request) and per harness task; None where the model class has no tokenizer
+    #: (and in runs made before).  ``reasoning_tokens`` is part of ``output_tokens``.
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    task_tokens: dict[str, TaskTokens] | None = None
 
     @property
     def tokens(self) -> int | None:
