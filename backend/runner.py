@@ -53,8 +53,8 @@ from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` 
 from backend.fastpath.vllm_settings import prepare_vllm_environment
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RecipeInclude, RunOptions
 from backend.progress import ProgressTracker, fmt_s
-from backend.tokens import TokenTally, tally_for
 from backend.recipe import PROJECT, lm_eval_recipe, project_version, run_cost, task_hashes
+from backend.tokens import TokenTally, tally_for
 from eval_queue.errors import EvalitaError
 from leaderboard.core.schema import RunInfo
 
