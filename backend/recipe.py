@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.core.schema import Recipe, RunCost
+from leaderboard.core.schema import Recipe, RunCost, RunEnergy
 
 if TYPE_CHECKING:
     from backend.options import RecipeInclude, RunOptions
@@ -156,6 +156,7 @@ def run_cost(
     duration_s: float,
     gpus: int,
     tally: TokenTally | None = None,
+    energy: RunEnergy | None = None,
 ) -> RunCost:
     """Wall time per phase (the tracker's clock), tokens through the model, GPU-hours.
 
@@ -186,4 +187,5 @@ def run_cost(
         output_tokens=tally.totals[1] if tally is not None else None,
         reasoning_tokens=tally.totals[2] if tally is not None else None,
         task_tokens=tally.per_task() if tally is not None else None,
+        energy=energy,
     )
