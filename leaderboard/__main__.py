@@ -1,5 +1,6 @@
 """``python -m leaderboard export [--track T] [--format csv|json|table] [--fewshot 0|5] [--prompts] [--metrics M]``,
-``python -m leaderboard export --format eee DIR``, ``python -m leaderboard rebuild-contents [--dry-run]``.
+``python -m leaderboard export --format eee DIR``, ``python -m leaderboard rebuild-contents [--dry-run]``,
+``python -m leaderboard hub-results ORG/MODEL [--open-pr] [--dry-run]`` (:mod:`leaderboard.hub_results`).
 
 Prints a track's export table — Evalita (the default): the ranked table or, with
 ``--prompts``, the per-prompt table — of the results store configured by the
@@ -103,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also show runs on sample or local data, with a --limit or of a task subset (left out by default)",
     )
+    from leaderboard.hub_results.cli import add_parser as add_hub_results
+
+    add_hub_results(commands)
     rebuild = commands.add_parser(
         "rebuild-contents",
         help="regenerate the contents table (contents.parquet) from the results files",
@@ -275,6 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return export(args, settings)
         case "rebuild-contents":
             return rebuild_contents(args, settings)
+        case "hub-results":
+            from leaderboard.hub_results.cli import hub_results
+
+            return hub_results(args, settings)
         case _:
             raise AssertionError(f"unhandled command {args.command!r}")
 

@@ -49,4 +49,5 @@ SPEC = TrackSpec(
     contents="leaderboard.tracks.evalita.contents:CONTENTS",
     contents_record=f"{_APP}.contents:records_of_table",
     eee="leaderboard.tracks.evalita.eee:EEE",
+    hub_results="leaderboard.tracks.evalita.hub_results:HUB_RESULTS",
 )
