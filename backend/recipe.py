@@ -157,6 +157,7 @@ def run_cost(
     gpus: int,
     tally: TokenTally | None = None,
     energy: RunEnergy | None = None,
+    scored_items: int | None = None,
 ) -> RunCost:
     """Wall time per phase (the tracker's clock), tokens through the model, GPU-hours.
 
@@ -188,4 +189,5 @@ def run_cost(
         reasoning_tokens=tally.totals[2] if tally is not None else None,
         task_tokens=tally.per_task() if tally is not None else None,
         energy=energy,
+        scored_items=scored_items,
     )

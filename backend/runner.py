@@ -503,6 +503,7 @@ def run_harness(
             gpus=1 if device.startswith("cuda") else 0,
             tally=tally,
             energy=energy,
+            scored_items=sum(int(n.get("effective", 0)) for n in (output.get("n-samples") or {}).values()),
         ),
         **_fixed_run_fields(options, device),
     )

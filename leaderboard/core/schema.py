@@ -150,11 +150,28 @@ class RunCost(BaseModel):
     task_tokens: dict[str, TaskTokens] | None = None
     #: **[issue 33]** The GPUs' energy (NVML's counter), or "not measured"; None in runs made before.
     energy: RunEnergy | None = None
+    #: **[issue 33]** Items the harness scored (every document of every harness task it ran).
+    scored_items: int | None = None
 
     @property
     def kwh(self) -> float | None:
         """The run's measured energy (idle subtracted), None when it was not measured."""
         return self.energy.kwh if self.energy is not None and self.energy.measured else None
+
+    @property
+    def wh_per_thousand_items(self) -> float | None:
+        """Measured energy per 1,000 scored items, in Wh (None unless both are known)."""
+        kwh = self.kwh
+        if kwh is None or not self.scored_items:
+            return None
+        return kwh * 1000.0 * 1000.0 / self.scored_items
+
+    @property
+    def energy_text(self) -> str:
+        """What a page says of the energy: the measurement, why there is none, or that none was recorded."""
+        if self.energy is None:
+            return "not recorded (a run made before energy was measured)"
+        return self.energy.summary()
 
     @property
     def tokens(self) -> int | None:

@@ -235,14 +235,17 @@ def run_details(results: ResultsEnvelope, path: str, setting: str | None) -> dic
             "gpus": cost.gpus,
             "gpu_hours": cost.gpu_hours,
             "tokens": cost.tokens,
-            "input_tokens": getattr(cost, "input_tokens", None),
-            "output_tokens": getattr(cost, "output_tokens", None),
-            "reasoning_tokens": getattr(cost, "reasoning_tokens", None),
+            "input_tokens": cost.input_tokens,
+            "output_tokens": cost.output_tokens,
+            "reasoning_tokens": cost.reasoning_tokens,
+            "task_tokens": {t: v.model_dump() for t, v in cost.task_tokens.items()}
+            if cost.task_tokens
+            else None,
+            "scored_items": cost.scored_items,
+            "energy": cost.energy_text,
+            "energy_kwh": cost.kwh,
+            "wh_per_1000_items": cost.wh_per_thousand_items,
         }
-        energy = getattr(cost, "energy", None)
-        if energy is not None:
-            facts["energy"] = energy.summary()
-            facts["energy_kwh"] = energy.kwh
     return _strings(facts)
 
 

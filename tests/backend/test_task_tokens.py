@@ -76,6 +76,7 @@ def test_per_task_tokens_sum_to_the_run_totals_and_match_a_recount_on_the_tiny_m
     re_out = sum(n(s["resps"][0][0]) for s in done.samples[RE] if s["resps"][0][0])
     assert cost.task_tokens[RE].output == re_out
     assert cost.task_tokens[RE].requests == len(done.samples[RE]) == 3
+    assert cost.scored_items == sum(n["effective"] for n in done.n_samples.values()) == 6
     # On the CPU the energy block says it was not measured, and claims no figure.
     assert cost.energy is not None and not cost.energy.measured and cost.kwh is None
     assert cost.energy.note.startswith("not measured (no NVML counter)")
