@@ -97,10 +97,10 @@ def test_evalita_figures_round_trip_what_the_ranking_shows(tmp_path: Path) -> No
 
 def test_instance_lines_are_the_details_items_joined_to_their_prompt_figure(tmp_path: Path) -> None:
     _store, out, report = _export(tmp_path)
-    samples = [p for p in report.written if p.endswith("_samples.jsonl")]
-    assert len(samples) == 1  # the one run whose details the store holds
+    samples = [p for p in report.written if p.startswith("data/evalita-llm/") and p.endswith("_samples.jsonl")]
+    assert len(samples) == 1  # the one Evalita run whose details the store holds
     lines = [json.loads(x) for x in (out / samples[0]).read_text().splitlines()]
-    assert len(lines) == report.instances == 3
+    assert len(lines) == 3
     aggregate = json.loads((out / samples[0].replace("_samples.jsonl", ".json")).read_text())
     detailed = aggregate["detailed_evaluation_results"]
     assert detailed["file_path"] == samples[0]
@@ -151,3 +151,52 @@ def test_the_command_line_needs_a_folder_and_writes_valid_files(
     said = capsys.readouterr().out
     assert "validator: 0 error(s)" in said
     assert list((tmp_path / "out" / "data").glob("*/*/*/*.json"))
+
+
+def test_long_context_items_join_their_meteor_or_accuracy_figure(tmp_path: Path) -> None:
+    _store, out, report = _export(tmp_path)
+    samples = [
+        p for p in report.written if p.startswith("data/evalita-llm-long-context/") and p.endswith(".jsonl")
+    ]
+    assert samples
+    for path in samples:
+        aggregate = json.loads((out / path.replace("_samples.jsonl", ".json")).read_text())
+        figures = {e["evaluation_result_id"]: e for e in aggregate["evaluation_results"]}
+        for raw in (out / path).read_text().splitlines():
+            line = json.loads(raw)
+            joined = figures[line["evaluation_result_id"]]
+            assert joined["metric_config"]["metric_name"] in {"meteor", "acc"}
+            assert 0.0 <= line["evaluation"]["score"] <= 1.0
+
+
+def test_judge_items_score_the_distance_to_the_human_and_keep_the_thinking() -> None:
+    from leaderboard.tracks.judge.eee import EEE as JUDGE_EEE
+    from tests.contents.store import judge_file
+
+    _path, results = judge_file()
+    lines = [
+        {
+            "item": "a",
+            "criterion": "coherence",
+            "raw": '{"score": 3}',
+            "status": "parsed",
+            "score": 3,
+            "human": 1,
+            "thinking": "il riassunto salta",
+        },
+        {"item": "b", "criterion": "coherence", "raw": "nessun JSON", "status": "no_json", "human": 2},
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    (item,) = JUDGE_EEE.items(results, "coherence.jsonl", data)
+    assert (item.score, item.correct, item.references, item.reasoning) == (
+        2.0,
+        False,
+        ("1",),
+        "il riassunto salta",
+    )
+    figures = {f.result_id: f for f in JUDGE_EEE.figures(results)}
+    mae = figures["meta/coherence_mae"]
+    assert mae.details_file == "coherence.jsonl" and mae.lower_is_better and mae.max_score == 4.0
+    assert (
+        figures["meta/coherence_rho"].min_score == -1.0 and figures["meta/coherence_rho"].details_file is None
+    )
