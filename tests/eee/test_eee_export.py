@@ -97,7 +97,9 @@ def test_evalita_figures_round_trip_what_the_ranking_shows(tmp_path: Path) -> No
 
 def test_instance_lines_are_the_details_items_joined_to_their_prompt_figure(tmp_path: Path) -> None:
     _store, out, report = _export(tmp_path)
-    samples = [p for p in report.written if p.startswith("data/evalita-llm/") and p.endswith("_samples.jsonl")]
+    samples = [
+        p for p in report.written if p.startswith("data/evalita-llm/") and p.endswith("_samples.jsonl")
+    ]
     assert len(samples) == 1  # the one Evalita run whose details the store holds
     lines = [json.loads(x) for x in (out / samples[0]).read_text().splitlines()]
     assert len(lines) == 3

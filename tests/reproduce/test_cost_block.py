@@ -119,3 +119,26 @@ def test_the_contents_row_and_the_eee_record_carry_the_same_figures(tmp_path: Pa
     )
     (cpu_row,) = rows_of(cpu, path, "v1")
     assert cpu_row["energy_kwh"] is None and cpu_row["energy_note"] == NOT_MEASURED
+
+
+def test_the_energy_plot_keeps_the_runs_measured_on_the_most_common_gpu_model_only(tmp_path: Path) -> None:
+    from eval_queue.vocabulary import Setting
+    from leaderboard.tracks.evalita.app import plots
+    from leaderboard.tracks.evalita.app.views.energy import WH_PER_1000, energy_points
+
+    store = LocalStorage(tmp_path / "results")
+    a100 = MEASURED.model_copy(update={"gpu_model": "NVIDIA A100-SXM4-80GB"})
+    cpu = RunEnergy(measured=False, note=NOT_MEASURED)
+    for i, energy in enumerate((MEASURED, MEASURED.model_copy(update={"kwh": 1.0}), a100, cpu)):
+        path, results = evalita_file(f"org/m{i}", 0.3 + i / 10)
+        results = results.model_copy(update={"run": results.run.model_copy(update={"cost": _cost(energy)})})
+        store.write(path, results.to_json())
+    board = views.Board(load_results(store))
+    ranking = views.ranking_view(board, Setting.of_fewshot(0), views.RankingFilters(show_noncomparable=True))
+    measured = energy_points(board, ranking.table, 0)
+    assert measured.gpu_model == "NVIDIA H100 80GB HBM3" and measured.left_out == 2
+    assert sorted(measured.points[views.MODEL]) == ["org/m0", "org/m1"]
+    assert sorted(measured.points[WH_PER_1000]) == [250.0, 500.0]
+    figure = plots.cps_vs_energy(measured.points, measured.gpu_model, WH_PER_1000)
+    assert figure is not None and "H100" in figure.layout.title.text and len(figure.data[0].x) == 2
+    assert plots.cps_vs_energy(measured.points.iloc[0:0], "x", WH_PER_1000) is None
