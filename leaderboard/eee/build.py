@@ -13,6 +13,7 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from leaderboard.core.schema import ResultsEnvelope
@@ -71,8 +72,6 @@ def _strings(values: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _epoch(timestamp: str | None) -> str | None:
-    from datetime import UTC, datetime
-
     if not timestamp:
         return None
     try:

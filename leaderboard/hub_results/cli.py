@@ -14,6 +14,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.text import shorten
 from leaderboard.hub_results.publish import (
+    HubResultsPlan,
     NoComparableRuns,
     RunLinks,
     eval_yaml_files,
@@ -109,7 +110,7 @@ def hub_results(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
-def _open_pr(planned, settings: Settings) -> int:  # type: ignore[no-untyped-def]
+def _open_pr(planned: HubResultsPlan, settings: Settings) -> int:
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
 

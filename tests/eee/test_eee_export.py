@@ -202,3 +202,23 @@ def test_judge_items_score_the_distance_to_the_human_and_keep_the_thinking() -> 
     assert (
         figures["meta/coherence_rho"].min_score == -1.0 and figures["meta/coherence_rho"].details_file is None
     )
+
+
+def test_a_track_with_neither_an_eee_nor_a_contents_part_exports_a_valid_record_with_no_figure(
+    tmp_path: Path, toy_track
+) -> None:
+    from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
+    from tests.support.toy_track.schema import ToyResults
+
+    toy = ToyResults(
+        model=ModelInfo(id="org/toy", revision="c" * 40, precision="float32"),
+        run=RunInfo(num_fewshot=0, data="sample", finished_at="2026-01-01T00:00:00Z"),
+        score=0.3,
+    )
+    store = LocalStorage(tmp_path / "results")
+    store.write(results_file_path(toy, "2026-01-01T00:00:00Z"), toy.to_json())
+    report = export_store(store, None, tmp_path / "out", retrieved_at=RETRIEVED)
+    assert report.runs == 1 and report.invalid == []
+    (path,) = report.written
+    assert path.startswith("data/evalita-llm-toy/org/toy/")
+    assert json.loads((tmp_path / "out" / path).read_text())["evaluation_results"] == []
