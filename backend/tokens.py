@@ -47,15 +47,17 @@ class TokenTally:
     by_task: dict[str, list[int]] = field(default_factory=dict)  # task → [in, out, reasoning, requests]
     totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     unattributed: int = 0
-    _lengths: dict[str, int] = field(default_factory=dict, repr=False)
+    _lengths: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
 
     def _length(self, text: str) -> int:
-        # Multiple-choice requests repeat one context per option: encode it once.
-        known = self._lengths.get(text)
+        # Multiple-choice requests repeat one context per option: encode it once.  Keyed by
+        # (length, hash), not by the text: a long-context prompt holds a whole book.
+        key = (len(text), hash(text))
+        known = self._lengths.get(key)
         if known is None:
             known = len(self.encode(text))
-            if len(self._lengths) < 200_000:
-                self._lengths[text] = known
+            if len(self._lengths) < 1_000_000:
+                self._lengths[key] = known
         return known
 
     def _capped(self, n: int) -> int:
