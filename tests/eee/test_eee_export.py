@@ -222,3 +222,27 @@ def test_a_track_with_neither_an_eee_nor_a_contents_part_exports_a_valid_record_
     (path,) = report.written
     assert path.startswith("data/evalita-llm-toy/org/toy/")
     assert json.loads((tmp_path / "out" / path).read_text())["evaluation_results"] == []
+
+
+def test_every_figure_of_every_track_round_trips_its_contents_table_value(tmp_path: Path) -> None:
+    """Long context and judge: each EEE figure is the contents table's number (and interval) for it."""
+    from leaderboard.core.contents import parse_results, rows_of
+
+    store, out, report = _export(tmp_path)
+    records = _aggregates(out, report.written)
+    checked = 0
+    for path, record in records.items():
+        track = record["source_metadata"]["additional_details"]["track"]
+        if track == "evalita":
+            continue  # checked against the ranking itself above
+        rows = {r["setting"]: r for r in rows_of(parse_results(store.read(path), path), path, None)}
+        for entry in record["evaluation_results"]:
+            setting, _, rest = entry["evaluation_result_id"].partition("/")
+            column = rest.replace("/", "_")
+            row = rows[setting]
+            assert entry["score_details"]["score"] == row[column], (path, column)
+            interval = entry["score_details"].get("uncertainty", {}).get("confidence_interval")
+            if row.get(f"{column}_low") is not None:
+                assert (interval["lower"], interval["upper"]) == (row[f"{column}_low"], row[f"{column}_high"])
+            checked += 1
+    assert checked > 50
