@@ -13,8 +13,9 @@ each request that reaches the model is counted here, by the lm-eval task it belo
 
 The run's totals are counted on every request, attributed or not; per task only requests that
 name their task, so the two agree exactly when every request was attributed (a test checks it
-on the tiny model).  These are unpadded counts, unlike ``RunCost.loglikelihood_tokens`` and
-``generated_tokens``, which count what the forwards computed (padding included).
+on the tiny model).  These count each request as an API would bill it, unpadded; the forwards
+(``RunCost.loglikelihood_tokens``, padding included) can be fewer, since lm-eval scores the
+one-token options of a question in one forward over their shared context.
 """
 
 from __future__ import annotations

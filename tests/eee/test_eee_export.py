@@ -246,3 +246,17 @@ def test_every_figure_of_every_track_round_trips_its_contents_table_value(tmp_pa
                 assert (interval["lower"], interval["upper"]) == (row[f"{column}_low"], row[f"{column}_high"])
             checked += 1
     assert checked > 50
+
+
+def test_an_accuracy_line_without_a_stored_score_gets_lm_evals_item_accuracy_and_f1_lines_none() -> None:
+    from leaderboard.tracks.evalita.eee import EEE as EVALITA_EEE
+
+    def line(doc: int, answer: str, **extra: object) -> str:
+        return json.dumps({"doc_id": doc, "input": "q", "answer": answer, "target": "B", **extra}) + "\n"
+
+    at = (line(0, "B", choices=["A", "B"]) + line(1, "A", choices=["A", "B"])).encode()
+    items = list(EVALITA_EEE.items(None, "at_p1.jsonl", at))  # type: ignore[arg-type]
+    assert [(i.score, i.correct) for i in items] == [(1.0, True), (0.0, False)]
+    assert items[0].metadata["score"].startswith("answer == target")
+    ner = (line(0, "x") + line(1, "y")).encode()
+    assert list(EVALITA_EEE.items(None, "ner_p1.jsonl", ner)) == []  # type: ignore[arg-type]

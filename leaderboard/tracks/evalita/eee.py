@@ -4,7 +4,9 @@ Figures: the mean CPS (the ranking score), each task's CPS, MaxP and AvgP (paper
 :mod:`leaderboard.tracks.evalita.metrics`, the board's one scoring path) with the run's 95 %
 intervals, and every prompt's score — the figure whose items are the details file
 ``<task>_<prompt>.jsonl``.  Items: each details line (the prompt as the model saw it, the gold,
-the answer, its score).  Scores 0–1, as in the results file.
+the answer, its score).  Scores 0–1, as in the results file.  A multiple-choice line without a
+stored score under an accuracy metric gets lm-eval's own item accuracy (answer == target); lines
+of corpus-level metrics without one (NER, LS, REL F1s) have no instance score and are left out.
 """
 
 from __future__ import annotations
@@ -118,20 +120,27 @@ def items(results: ResultsEnvelope, file_name: str, data: bytes) -> Iterable[Ite
     """The items of one details file ``<task>_<prompt>.jsonl``."""
     stem = file_name.removesuffix(".jsonl")
     task_id, _, prompt_id = stem.rpartition("_")
+    task = TASKS.get(task_id)
     for record in parse_details(data, file_name):
-        if record.score is None:
-            continue  # an item the metric did not score has no instance score to report
         extra = record.model_extra or {}
         metadata = {"task": task_id, "prompt": prompt_id}
         if isinstance(extra.get("part"), str):
             metadata["part"] = extra["part"]
         multiple_choice = record.choices is not None
+        score = record.score
+        if score is None and multiple_choice and task is not None and task.metric == "acc":
+            # lm-eval's acc of an item is exactly "the option with the highest log-likelihood is the
+            # gold", which the line records as answer and target.
+            score = 1.0 if record.answer == record.target else 0.0
+            metadata["score"] = "answer == target (lm-eval's acc of the item)"
+        if score is None:
+            continue  # a corpus-level metric (F1 over entities, relations…): no per-item score exists
         yield Item(
             sample_id=f"{task_id}-{metadata.get('part', '')}{record.doc_id}",
             raw_input=record.input,
             references=(record.target,),
             outputs=(record.answer,),
-            score=float(record.score),
+            score=float(score),
             correct=(record.answer == record.target) if multiple_choice else None,
             choices=tuple(record.choices) if multiple_choice else None,
             extraction_method="argmax log-likelihood" if multiple_choice else "lm-eval filter",
