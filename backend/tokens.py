@@ -52,7 +52,7 @@ class TokenTally:
 
     def _length(self, text: str) -> int:
         # Multiple-choice requests repeat one context per option: encode it once.  Keyed by
-        # (length, hash), not by the text: a long-context prompt holds a whole book.
+        # (length, hash), not by the text: a prompt may hold a whole book.
         key = (len(text), hash(text))
         known = self._lengths.get(key)
         if known is None:
