@@ -62,7 +62,6 @@ $PY -c "import datasets; t = datasets.load_dataset('parquet', data_files='$EVALI
 echo "   re-run a slice of it here and compare: $PY -m backend reproduce RESULTS_PATH --limit 2 (the path above)"
 
 echo "== what the run cost: energy (NVML's counter on a GPU) and tokens per task, by the run's tokenizer"
-$PY -m leaderboard export --format json --include-noncomparable 2>/dev/null >/dev/null
 $PY -c "
 import datasets
 t = datasets.load_dataset('parquet', data_files='$EVALITA_DATA_DIR/results/contents.parquet', split='train').to_pandas()
@@ -74,7 +73,9 @@ for _, r in t[t.model == '$MODEL'].iterrows():
 echo "== every run as Every Eval Ever records, checked by the every-eval-ever validator"
 $PY -m leaderboard export --format eee "$EVALITA_DATA_DIR/eee"
 echo "== the model's .eval_results file for its Hub page (dry run; a demo run is marked NOT COMPARABLE)"
-$PY -m leaderboard hub-results "$MODEL" --dry-run --include-noncomparable | head -20
+$PY -m leaderboard hub-results "$MODEL" --dry-run --include-noncomparable > "$EVALITA_DATA_DIR/hub-results-dry-run.txt"
+head -16 "$EVALITA_DATA_DIR/hub-results-dry-run.txt"
+echo "   … all of it, with the pull request's text: $EVALITA_DATA_DIR/hub-results-dry-run.txt"
 
 if [ "${DEMO_NO_SERVE:-0}" = 1 ]; then exit 0; fi
 echo "== serving the leaderboard on http://${GRADIO_SERVER_NAME:-127.0.0.1}:${GRADIO_SERVER_PORT:-7860} (Ctrl-C to stop)"

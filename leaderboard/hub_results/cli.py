@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 from pathlib import Path
 
 from eval_queue.errors import EvalitaError, StorageError
@@ -97,10 +98,15 @@ def hub_results(args: argparse.Namespace, settings: Settings) -> int:
         logger.warning("skipped %s", problem)
     if args.dry_run:
         action = f"would open a pull request on {args.model}" if args.open_pr else "would write"
-        print(f"# {action}: {len(planned.files)} file(s)")
-        for path, text in planned.files.items():
-            print(f"\n--- {path}\n{text}", end="")
-        print(f"\n--- pull request: {planned.title}\n{planned.description}", end="")
+        try:
+            print(f"# {action}: {len(planned.files)} file(s)")
+            for path, text in planned.files.items():
+                print(f"\n--- {path}\n{text}", end="")
+            print(f"\n--- pull request: {planned.title}\n{planned.description}", end="")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader (e.g. ``| head``) stopped early; that is not an error of ours.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
         return EXIT_OK
     if args.open_pr:
         return _open_pr(planned, settings)
