@@ -144,3 +144,16 @@ def test_the_published_eval_yaml_is_the_one_the_suite_generates() -> None:
     assert committed == eval_yaml_files()[DATASET_ID]
     tasks = yaml.safe_load(committed)["tasks"]
     assert len(tasks) == 2 * (1 + len(SUITE)) and len({t["id"] for t in tasks}) == len(tasks)
+
+
+def test_a_dry_run_of_open_pr_prints_the_request_and_sends_nothing(
+    store: Path, fake_hub: FakeHub, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = fake_hub.add_repo("models", MODEL, {"config.json": b"{}"})
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(store))
+    monkeypatch.setenv("HF_ENDPOINT", fake_hub.url)
+    monkeypatch.setenv("HF_TOKEN", FAKE_TOKEN)
+    assert leaderboard_main(["hub-results", MODEL, "--open-pr", "--dry-run"]) == 0
+    shown = capsys.readouterr().out
+    assert f"# would open a pull request on {MODEL}: 2 file(s)" in shown
+    assert repo.pull_requests == [] and sum(fake_hub.requests_seen.values()) == 0
