@@ -248,7 +248,9 @@ def meter_for(
 ) -> EnergyMeter | NullMeter:
     """A started meter for a run on ``device`` (``cpu``, ``cuda``, ``cuda:N``), or a :class:`NullMeter`.
 
-    ``cuda:N`` measures the N-th visible GPU; ``cuda`` every GPU the process was given.
+    ``cuda:N`` measures the N-th visible GPU; ``cuda`` every GPU the process was given
+    (``CUDA_VISIBLE_DEVICES`` or Slurm's allocation) — or, when nothing restricts what the process
+    sees (every GPU of the machine, perhaps other users'), only the first, the one ``cuda`` runs on.
     """
     if not device.startswith("cuda"):
         return NullMeter("the run used the CPU")
@@ -260,8 +262,11 @@ def meter_for(
         nvml.nvmlInit()
     except Exception as exc:  # NVMLError_LibraryNotFound, DriverNotLoaded…: no counter to read
         return NullMeter(f"NVML could not start ({type(exc).__name__}: {exc})")
+    env = os.environ if env is None else env
     try:
         indices = run_gpus(nvml, env)
+        if "CUDA_VISIBLE_DEVICES" not in env and _slurm_gpus(env) is None:
+            indices = indices[:1]
         _, _, ordinal = device.partition(":")
         if ordinal:
             if not ordinal.isdigit() or int(ordinal) >= len(indices):

@@ -179,6 +179,14 @@ def test_a_cuda_run_measures_the_visible_device_it_names() -> None:
     assert isinstance(meter, EnergyMeter) and meter.indices == [3]
 
 
+def test_an_unrestricted_process_measures_only_the_gpu_cuda_runs_on_not_the_whole_machine() -> None:
+    nvml = _nvml(4)
+    meter = meter_for("cuda", nvml_loader=lambda: nvml, env={}, sleep=lambda s: None)
+    assert isinstance(meter, EnergyMeter) and meter.indices == [0]
+    given = meter_for("cuda", nvml_loader=lambda: nvml, env={"SLURM_JOB_GPUS": "1,2"}, sleep=lambda s: None)
+    assert isinstance(given, EnergyMeter) and given.indices == [1, 2]
+
+
 def test_a_cpu_run_says_not_measured_and_carries_no_figure() -> None:
     energy = meter_for("cpu").finish()
     assert not energy.measured
