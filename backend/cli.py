@@ -79,6 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--progress-s", type=float, default=30.0, help="seconds between progress lines")
     parser.add_argument(
+        "--publish-eee",
+        action="store_true",
+        help="also publish each run as Every Eval Ever records (validated) under eee/ in the results "
+        "store, beside contents.parquet (default: off)",
+    )
+    parser.add_argument(
         "--log-file",
         type=Path,
         default=None,
@@ -120,6 +126,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConf
         lease_s=args.lease_s,
         poll_s=args.poll_s,
         stall_s=args.stall_s,
+        publish_eee=args.publish_eee,
         track_options={
             option.dest: getattr(args, option.dest)
             for spec in track_registry()

@@ -91,6 +91,9 @@ class WorkerConfig:
     heartbeat_every_s: float | None = None
     #: How store calls that carry a finished run (publish, finish, fail) are retried.
     store_retry: StoreRetry = field(default_factory=StoreRetry)
+    #: Also publish each run as Every Eval Ever records in the results store (``eee/``, beside
+    #: ``contents.parquet``); off by default (``--publish-eee``).
+    publish_eee: bool = False
 
     @property
     def heartbeat_s(self) -> float:

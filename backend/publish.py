@@ -107,6 +107,8 @@ def publish(
         raise StageError("publishing the results", exc) from exc
     log.info("%s: results written to %s", rid, path)
     _update_contents(stores, evaluation, step)
+    if config.publish_eee:
+        _publish_eee(stores, evaluation, step)
     try:
         return step("marking it FINISHED", lambda: queue.finish(rid, worker, path))
     except LeaseLostError:
@@ -137,3 +139,41 @@ def _update_contents(
         )
         return
     log.info("%s: %d row(s) in the contents table", publication.results_path, rows)
+
+
+def _publish_eee(stores: Stores, publication: Publication, step: Callable[[str, Callable[[], T]], T]) -> None:
+    """The run as Every Eval Ever records under ``eee/`` in the results store; never raises.
+
+    The files are validated by the package's validator first; a run whose records fail it is
+    logged and not published as EEE (``leaderboard export --format eee`` names what failed).
+    """
+    import tempfile
+    from pathlib import Path
+
+    from leaderboard.eee.export import STORE_FOLDER, run_records
+    from leaderboard.eee.validate import validate_tree
+
+    path = publication.results_path
+    try:
+        records = run_records(publication.results, path, stores.details)
+        files = {records.aggregate_path: records.aggregate_bytes()}
+        if records.samples_path is not None:
+            files[records.samples_path] = records.samples_bytes()
+        with tempfile.TemporaryDirectory() as tmp:
+            for relative, data in files.items():
+                (Path(tmp) / relative).parent.mkdir(parents=True, exist_ok=True)
+                (Path(tmp) / relative).write_bytes(data)
+            errors, _warnings = validate_tree(Path(tmp), list(files))
+        if errors:
+            log.warning("%s: EEE records not published, the validator refused them: %s", path, errors[0])
+            return
+        for relative, data in files.items():
+            target = f"{STORE_FOLDER}/{relative}"
+            step(
+                f"writing {target}",
+                lambda target=target, data=data: stores.results.write(target, data, message=f"EEE: {path}"),
+            )
+    except Exception as exc:  # a derived export must never fail a published run (as the contents table)
+        log.warning("%s: EEE records not published (%s: %s)", path, type(exc).__name__, exc)
+        return
+    log.info("%s: EEE records published under %s/", path, STORE_FOLDER)

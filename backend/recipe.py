@@ -24,12 +24,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from leaderboard.core.schema import Recipe, RunCost
+from leaderboard.core.schema import Recipe, RunCost, RunEnergy
 
 if TYPE_CHECKING:
     from backend.options import RecipeInclude, RunOptions
     from backend.progress import ProgressTracker
     from backend.runner import TokenCounter
+    from backend.tokens import TokenTally
 
 #: The project's entry in ``run.versions``.
 PROJECT = "evalita-llm-leaderboard"
@@ -154,6 +155,9 @@ def run_cost(
     evaluate_end: float,
     duration_s: float,
     gpus: int,
+    tally: TokenTally | None = None,
+    energy: RunEnergy | None = None,
+    scored_items: int | None = None,
 ) -> RunCost:
     """Wall time per phase (the tracker's clock), tokens through the model, GPU-hours.
 
@@ -180,4 +184,10 @@ def run_cost(
         generated_tokens=generated or None,
         gpus=gpus,
         gpu_hours=round(duration_s * gpus / 3600.0, 6) if gpus else None,
+        input_tokens=tally.totals[0] if tally is not None else None,
+        output_tokens=tally.totals[1] if tally is not None else None,
+        reasoning_tokens=tally.totals[2] if tally is not None else None,
+        task_tokens=tally.per_task() if tally is not None else None,
+        energy=energy,
+        scored_items=scored_items,
     )

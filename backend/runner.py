@@ -49,11 +49,13 @@ import torch
 from lm_eval.api.registry import get_model
 from lm_eval.tasks import TaskManager, get_task_dict
 
+from backend.energy import EnergyMeter, NullMeter, meter_for
 from backend.fastpath import fastpath_session  # also registers the ``hf-fast`` lm-eval model
 from backend.fastpath.vllm_settings import prepare_vllm_environment
 from backend.options import BACKENDS, CPU_BATCH_SIZE, HarnessError, ModelRef, RecipeInclude, RunOptions
 from backend.progress import ProgressTracker, fmt_s
 from backend.recipe import PROJECT, lm_eval_recipe, project_version, run_cost, task_hashes
+from backend.tokens import TokenTally, tally_for
 from eval_queue.errors import EvalitaError
 from leaderboard.core.schema import RunInfo
 
@@ -143,8 +145,18 @@ def _beat_while_decoding(model: Any, beat: Callable[[], None]) -> None:
     model.generate = generate
 
 
-def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None:
-    """Hook progress and token counting into an lm-eval model instance (no behaviour change)."""
+def _instrument(
+    lm: Any,
+    tracker: ProgressTracker,
+    tokens: TokenCounter,
+    tally: TokenTally | None = None,
+    meter: EnergyMeter | NullMeter | None = None,
+) -> None:
+    """Hook progress and token counting into an lm-eval model instance (no behaviour change).
+
+    ``tally`` (if any) counts each request's tokens by its task with the run's tokenizer;
+    ``meter`` reads the GPUs' energy counters at the start and end of each call (phase).
+    """
     lm.set_cache_hook(tracker)
     for kind in ("loglikelihood", "loglikelihood_rolling", "generate_until"):
         original = getattr(lm, kind)
@@ -153,10 +165,17 @@ def _instrument(lm: Any, tracker: ProgressTracker, tokens: TokenCounter) -> None
             requests: Any, *args: Any, _original: Any = original, _kind: str = kind, **kwargs: Any
         ) -> Any:
             tracker.start_phase(_kind, requests)
+            if meter is not None:
+                meter.begin(_kind)
             try:
-                return _original(requests, *args, **kwargs)
+                answers = _original(requests, *args, **kwargs)
             finally:
                 tracker.close()
+                if meter is not None:
+                    meter.end(_kind)
+            if tally is not None:
+                tally.count(_kind, requests, answers)
+            return answers
 
         setattr(lm, kind, wrapped)
     if hasattr(lm, "_model_call"):
@@ -416,12 +435,17 @@ def run_harness(
         batch_size,
         device,
     )
+    # The meter reads the GPUs' idle power before the model loads (backend/energy.py).
+    meter = meter_for(device)
     beat("loading the model")
+    meter.begin("model_load")
     lm = _load_model(model_args, options, device, batch_size, model_class, model_kwargs)
+    meter.end("model_load")
     model_load_s = time.perf_counter() - t0
     tracker = ProgressTracker(options.progress_interval_s, on_progress=beat)
     tokens = TokenCounter()
-    _instrument(lm, tracker, tokens)
+    tally = tally_for(lm)
+    _instrument(lm, tracker, tokens, tally, meter)
 
     _quiet_harness_logs()
     setup_start = time.monotonic()  # the tracker's clock: phases are split by its stamps
@@ -434,6 +458,8 @@ def run_harness(
         output = _simple_evaluate(lm, tasks, task_manager, num_fewshot, options, log_samples)
     evaluate_end = time.monotonic()
     tracker.close()
+    energy = meter.finish()
+    log.info("energy: %s", energy.summary())
     if output is None:  # only on non-zero ranks of a multi-process run
         raise HarnessError("lm-eval returned no results (not the main process?)")
     beat("done")
@@ -475,6 +501,9 @@ def run_harness(
             evaluate_end=evaluate_end,
             duration_s=duration,
             gpus=1 if device.startswith("cuda") else 0,
+            tally=tally,
+            energy=energy,
+            scored_items=sum(int(n.get("effective", 0)) for n in (output.get("n-samples") or {}).values()),
         ),
         **_fixed_run_fields(options, device),
     )

@@ -542,9 +542,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         "fastpath": fast.output.progress["fastpath"],
         "scores": scores,
+        # Each path's GPU energy from NVML's counter (issue 33), or why it was not measured.
+        "energy": {
+            run.backend: run.output.run.cost.energy.model_dump(mode="json")
+            if run.output.run.cost is not None and run.output.run.cost.energy is not None
+            else None
+            for run in runs.values()
+        },
     }
     summary["phases"] = phase_rows(ref, fast, work, summary["parameters"], peak_flops(record.device))
     print_report(summary)
+    for backend, energy in summary["energy"].items():
+        print(
+            f"energy, {backend}: {energy['kwh'] if energy and energy['measured'] else (energy or {}).get('note')}"
+        )
     out = args.out or REPO_ROOT / "artifacts" / f"bench_speed_{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=2, default=str) + "\n")

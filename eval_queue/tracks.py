@@ -301,6 +301,13 @@ class TrackSpec:
     #: would return, built from the contents table (the app's cold start reads that one file
     #: instead of every results file).
     contents_record: str | None = None
+    #: App: its part of the Every Eval Ever export (a ``leaderboard.eee.model.TrackEee``: its figures
+    #: and its details lines as items); None: exported from its columns of the contents table.
+    eee: str | None = None
+    #: App: its scores on a model's Hub page (a ``leaderboard.hub_results.model.TrackHubResults``: the
+    #: benchmark dataset, the ``.eval_results`` files of a model's comparable runs, its ``eval.yaml``);
+    #: None: the track publishes none.
+    hub_results: str | None = None
 
     def load(self, attribute: str) -> Any:
         """The object a reference field names (``spec.load("runner")``); None if the track has none."""

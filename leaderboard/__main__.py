@@ -1,5 +1,6 @@
 """``python -m leaderboard export [--track T] [--format csv|json|table] [--fewshot 0|5] [--prompts] [--metrics M]``,
-``python -m leaderboard rebuild-contents [--dry-run]``.
+``python -m leaderboard export --format eee DIR``, ``python -m leaderboard rebuild-contents [--dry-run]``,
+``python -m leaderboard hub-results ORG/MODEL [--open-pr] [--dry-run]`` (:mod:`leaderboard.hub_results`).
 
 Prints a track's export table — Evalita (the default): the ranked table or, with
 ``--prompts``, the per-prompt table — of the results store configured by the
@@ -8,7 +9,10 @@ its table in :mod:`leaderboard.tracks`.  Data goes to stdout; warnings (a malfor
 results file, runs left out of the table and how to show them) go to stderr.
 ``rebuild-contents`` writes the results store's contents table (``contents.parquet``) anew
 from its results files (:mod:`leaderboard.core.contents`), naming and skipping unreadable ones.
-Exit codes: 0 success, 1 the store could not be read (or written), 2 bad arguments.
+``export --format eee DIR`` writes every run of every track as Every Eval Ever records
+(:mod:`leaderboard.eee`) and validates them with the ``every-eval-ever`` package.
+Exit codes: 0 success, 1 the store could not be read (or written), 2 bad arguments, 3 (eee)
+a file written failed the Every Eval Ever validator.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ class ExportFormat(StrEnum):
     JSON = "json"
     #: A short table for people: the track's summary columns, aligned, scores with two decimals.
     TABLE = "table"
+    #: Every run of every track as Every Eval Ever files under DIR (``leaderboard.eee``).
+    EEE = "eee"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,10 +94,19 @@ def _parser() -> argparse.ArgumentParser:
         f"as-specified (the paper's own metrics) or {ALL_METRIC_SETS} (a 'metrics' column says which)",
     )
     export.add_argument(
+        "directory",
+        nargs="?",
+        metavar="DIR",
+        help="--format eee only: the folder the Every Eval Ever files go to (data/<benchmark>/<org>/<model>/…)",
+    )
+    export.add_argument(
         "--include-noncomparable",
         action="store_true",
         help="also show runs on sample or local data, with a --limit or of a task subset (left out by default)",
     )
+    from leaderboard.hub_results.cli import add_parser as add_hub_results
+
+    add_hub_results(commands)
     rebuild = commands.add_parser(
         "rebuild-contents",
         help="regenerate the contents table (contents.parquet) from the results files",
@@ -153,6 +168,13 @@ def _two_decimals(table: pd.DataFrame, percent_columns: frozenset[str]) -> pd.Da
 
 
 def export(args: argparse.Namespace, settings: Settings) -> int:
+    if args.format == ExportFormat.EEE:
+        from leaderboard.eee.cli import export_eee
+
+        return export_eee(args.directory, settings)
+    if args.directory is not None:
+        logger.error("DIR is for --format eee; the other formats print on stdout")
+        return EXIT_USAGE
     spec = track_registry().spec(args.track)
     track = spec.name
     if not spec.has_fewshot and (args.fewshot is not None or args.prompts):
@@ -257,6 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return export(args, settings)
         case "rebuild-contents":
             return rebuild_contents(args, settings)
+        case "hub-results":
+            from leaderboard.hub_results.cli import hub_results
+
+            return hub_results(args, settings)
         case _:
             raise AssertionError(f"unhandled command {args.command!r}")
 

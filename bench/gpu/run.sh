@@ -9,6 +9,9 @@
 # 3. runs bench/bench_speed.py: hf then hf-fast through the worker's runner, bf16 on cuda,
 #    printing per phase wall time, tokens/s, MFU and the ratio, and the score agreement;
 #    the JSON lands in $OUT (the device tool's return folder) or artifacts/.
+#    It also records each path's GPU energy (run.cost.energy: NVML's counter, idle power ×
+#    time subtracted; "energy" in the JSON). No GPU was lent to the session that added it
+#    (issue 33), so no real kWh figure has been recorded yet: the first GPU run records one.
 #
 # A complete reference run is hours long (the generative tasks: ~2.6–8.6 h on an H100), far
 # over one command's 10 minutes: pass --limit (documents per prompt task) and, for

@@ -13,7 +13,7 @@ mkdir -p "$WHL"
 version() { "$PY" -c "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))" "$1"; }
 BINARY=(lm_eval transformers datasets evaluate dill multiprocess pytablewriter DataProperty mbstrdecoder
         pathvalidate tabledata tcolorpy typepy chardet nltk more_itertools defusedxml fsspec pytz
-        pydantic pydantic_core annotated_types typing_inspection)
+        pydantic pydantic_core annotated_types typing_inspection nvidia-ml-py)
 SOURCE=(rouge_score sqlitedict word2number)  # published as sdists only: built here (pure Python)
 for name in "${BINARY[@]}"; do
   "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \

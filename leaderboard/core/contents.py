@@ -5,7 +5,7 @@ few-shot setting run, one per context setting…).  The columns
 are fixed by an explicit schema (:func:`contents_schema`): the shared ones, defined here
 once — who (model, revision, precision…), what (track, setting, variant, data, comparable),
 with what (harness and library versions, backend, hardware), when (dates), at what cost
-(wall time per phase, tokens, GPU-hours), how to run it again (the plain ``lm_eval``
+(wall time per phase, tokens — also per the run's tokenizer —, GPU-hours, energy), how to run it again (the plain ``lm_eval``
 command) and where (results and details paths) — and each track's own, which its spec
 names (``TrackSpec.contents``: a :class:`TrackContents`, its columns and a function that
 returns the rows of one parsed results file).  Scores are on the 0–1 scale, as in the
@@ -118,6 +118,19 @@ TAIL_COLUMNS: tuple[pa.Field, ...] = (
     column("generated_tokens", pa.int64(), "tokens generated"),
     column("gpus", pa.int64(), "GPUs the run held (0 on CPU)"),
     column("gpu_hours", pa.float64(), "wall time × GPUs, in hours (null on CPU)"),
+    column("input_tokens", pa.int64(), "tokens the model read, unpadded, by the run's tokenizer (issue 33)"),
+    column("output_tokens", pa.int64(), "tokens of the generated answers, by the run's tokenizer"),
+    column("reasoning_tokens", pa.int64(), "the part of output_tokens inside kept <think> blocks"),
+    column("scored_items", pa.int64(), "items the harness scored (every document of every harness task)"),
+    column(
+        "energy_kwh",
+        pa.float64(),
+        "the GPUs' energy by NVML's counter, idle power × time subtracted (null: not measured)",
+    ),
+    column("energy_idle_kwh", pa.float64(), "the idle power × wall time subtracted from the counters' kWh"),
+    column("wh_per_1000_items", pa.float64(), "energy_kwh per 1,000 scored items, in Wh"),
+    column("energy_note", pa.string(), "how the energy was measured, or why it was not ('not measured …')"),
+    column("gpu_model", pa.string(), "the GPUs the energy was measured on (NVML's name)"),
     column("lm_eval_command", pa.string(), "the equivalent plain lm_eval command line"),
     column("request_id", pa.string(), "the queue request that asked for the run"),
     column("worker_id", pa.string(), "the worker that ran it"),
@@ -247,6 +260,15 @@ def shared_values(results: ResultsEnvelope, path: str, version: str | None) -> R
         "generated_tokens": cost.generated_tokens if cost else None,
         "gpus": cost.gpus if cost else None,
         "gpu_hours": cost.gpu_hours if cost else None,
+        "input_tokens": cost.input_tokens if cost else None,
+        "output_tokens": cost.output_tokens if cost else None,
+        "reasoning_tokens": cost.reasoning_tokens if cost else None,
+        "scored_items": cost.scored_items if cost else None,
+        "energy_kwh": cost.kwh if cost else None,
+        "energy_idle_kwh": cost.energy.idle_kwh if cost and cost.energy else None,
+        "wh_per_1000_items": cost.wh_per_thousand_items if cost else None,
+        "energy_note": cost.energy.note if cost and cost.energy else None,
+        "gpu_model": cost.energy.gpu_model if cost and cost.energy else None,
         "lm_eval_command": recipe.command if recipe else None,
         "request_id": run.request_id,
         "worker_id": run.worker_id,

@@ -45,6 +45,77 @@ class ModelInfo(BaseModel):
         return value
 
 
+class TaskTokens(BaseModel):
+    """Tokens of one harness task, counted with the run's tokenizer (``backend/tokens.py``).
+
+    ``input``: what the model read (prompts; log-likelihood contexts with their continuations),
+    ``output``: the generated answers, ``reasoning``: the part of ``output`` inside kept
+    ``<think>`` blocks; ``requests``: the model calls' requests counted.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    requests: int = 0
+
+
+#: What a run's energy block says when no cumulative energy counter could be read (CPU, an old GPU).
+NOT_MEASURED = "not measured (no NVML counter)"
+
+
+class PhaseEnergy(BaseModel):
+    """The GPUs' energy over one phase of a run (summed over its calls), from NVML's counter."""
+
+    model_config = ConfigDict(extra="allow")
+
+    seconds: float
+    #: The counter's difference (every GPU of the run), kWh.
+    gross_kwh: float
+    #: Idle power × the phase's wall time (every GPU), kWh: what the GPUs draw doing nothing.
+    idle_kwh: float
+    #: ``gross_kwh − idle_kwh`` (never below 0): what the phase's work added.
+    kwh: float
+
+
+class RunEnergy(BaseModel):
+    """The energy of a run's GPUs, measured with NVML's cumulative energy counter (issue 33).
+
+    ``measured`` False: no counter could be read (``note`` says why, starting with
+    :data:`NOT_MEASURED`) and every figure is None — never an estimate in a measurement's place.
+    Measured: ``gross_kwh`` the counters' difference from the run's start to its end (every GPU
+    the run was given), ``idle_kwh`` the idle power read before the run × its wall time,
+    subtracted, ``kwh = gross_kwh − idle_kwh``; ``phases`` the same per phase (``model_load``,
+    ``loglikelihood``, ``generate_until``, …; the time between them is ``other``).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    measured: bool
+    note: str
+    kwh: float | None = None
+    gross_kwh: float | None = None
+    idle_kwh: float | None = None
+    idle_w: float | None = None
+    duration_s: float | None = None
+    phases: dict[str, PhaseEnergy] = Field(default_factory=dict)
+    gpu_model: str | None = None
+    gpu_count: int | None = None
+    power_limit_w: float | None = None
+    driver: str | None = None
+    nvml_indices: list[int] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line: ``0.0123 kWh (idle 0.0040 kWh subtracted) on 1 × NVIDIA H100``, or the note."""
+        if not self.measured or self.kwh is None:
+            return self.note
+        return (
+            f"{self.kwh:.4f} kWh (idle {self.idle_kwh or 0.0:.4f} kWh subtracted) "
+            f"on {self.gpu_count} × {self.gpu_model}"
+        )
+
+
 class RunCost(BaseModel):
     """What a run cost, as the worker measured it: wall time per phase, tokens, GPU-hours.
 
@@ -70,6 +141,37 @@ class RunCost(BaseModel):
     #: GPUs the run held (0 on CPU) and GPU-hours = wall time × GPUs (model load included).
     gpus: int = 0
     gpu_hours: float | None = None
+    #: **[issue 33]** Unpadded tokens with the run's tokenizer (``backend/tokens.py``): the run's
+    #: totals (every request) and per harness task; None where the model class has no tokenizer
+    #: (and in runs made before).  ``reasoning_tokens`` is part of ``output_tokens``.
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    task_tokens: dict[str, TaskTokens] | None = None
+    #: **[issue 33]** The GPUs' energy (NVML's counter), or "not measured"; None in runs made before.
+    energy: RunEnergy | None = None
+    #: **[issue 33]** Items the harness scored (every document of every harness task it ran).
+    scored_items: int | None = None
+
+    @property
+    def kwh(self) -> float | None:
+        """The run's measured energy (idle subtracted), None when it was not measured."""
+        return self.energy.kwh if self.energy is not None and self.energy.measured else None
+
+    @property
+    def wh_per_thousand_items(self) -> float | None:
+        """Measured energy per 1,000 scored items, in Wh (None unless both are known)."""
+        kwh = self.kwh
+        if kwh is None or not self.scored_items:
+            return None
+        return kwh * 1000.0 * 1000.0 / self.scored_items
+
+    @property
+    def energy_text(self) -> str:
+        """What a page says of the energy: the measurement, why there is none, or that none was recorded."""
+        if self.energy is None:
+            return "not recorded (a run made before energy was measured)"
+        return self.energy.summary()
 
     @property
     def tokens(self) -> int | None:

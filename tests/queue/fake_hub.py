@@ -8,7 +8,8 @@ the client is patched.  Served endpoints (``{kind}`` is ``datasets`` or ``models
 * ``GET  /api/{kind}/{repo}/tree/{rev}[/{path}]`` — tree with blob ``oid``s;
 * ``POST /api/{kind}/{repo}/preupload/{rev}`` — every file is "regular";
 * ``POST /api/{kind}/{repo}/commit/{rev}`` — NDJSON; ``412`` when ``parentCommit``
-  is not the head (what the Hub does when someone committed meanwhile);
+  is not the head (what the Hub does when someone committed meanwhile); with
+  ``?create_pr=1`` the files go to a pull request (``FakeRepo.pull_requests``), main unchanged;
 * ``HEAD|GET /{kind}/{repo}/resolve/{rev}/{path}`` (models: ``/{repo}/resolve/…``).
 
 Writes need ``Authorization: Bearer <token>`` when the hub has a token; a wrong
@@ -40,6 +41,8 @@ class FakeRepo:
     # commit sha -> files at that commit (so downloads at a pinned sha work)
     commits: dict[str, dict[str, bytes]] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+    #: Pull requests opened with ``create_pr``: their title, description and files (main untouched).
+    pull_requests: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.commits[self.head] = dict(self.files)
@@ -154,7 +157,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif method == "POST" and rest[0] == "preupload" and self._authorized():
             self._preupload(repo)
         elif method == "POST" and rest[0] == "commit" and self._authorized():
-            self._commit(kind, repo_id, repo)
+            if query.get("create_pr", ["0"])[0] in {"1", "true", "True"}:
+                self._pull_request(kind, repo_id, repo)
+            else:
+                self._commit(kind, repo_id, repo)
         elif method == "POST":
             pass  # _authorized() answered 401
         else:
@@ -227,6 +233,29 @@ class _Handler(BaseHTTPRequestHandler):
                     del files[value["path"]]
             sha = repo.commit(files)
         self._json(200, {"commitUrl": f"{self.hub.url}/{kind}/{repo_id}/commit/{sha}", "commitOid": sha})
+
+    def _pull_request(self, kind: str, repo_id: str, repo: FakeRepo) -> None:
+        lines = [json.loads(line) for line in self._body().splitlines() if line.strip()]
+        header = next(item["value"] for item in lines if item["key"] == "header")
+        files = {
+            item["value"]["path"]: base64.b64decode(item["value"]["content"])
+            for item in lines
+            if item["key"] == "file"
+        }
+        with self.hub.lock:
+            number = len(repo.pull_requests) + 1
+            repo.pull_requests.append(
+                {"title": header.get("summary"), "description": header.get("description"), "files": files}
+            )
+        self.hub.requests_seen["POST pull request"] += 1
+        self._json(
+            200,
+            {
+                "commitUrl": f"{self.hub.url}/{kind}/{repo_id}/commit/pr{number}",
+                "commitOid": uuid.uuid4().hex + "00000000",
+                "pullRequestUrl": f"{self.hub.url}/{repo_id}/discussions/{number}",
+            },
+        )
 
     def _resolve(self, method: str, kind: str, repo_id: str, revision: str, path: str) -> None:
         self.hub.requests_seen[f"{method} resolve"] += 1

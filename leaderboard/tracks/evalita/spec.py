@@ -48,4 +48,6 @@ SPEC = TrackSpec(
     about=f"{_APP}.about:about_markdown",
     contents="leaderboard.tracks.evalita.contents:CONTENTS",
     contents_record=f"{_APP}.contents:records_of_table",
+    eee="leaderboard.tracks.evalita.eee:EEE",
+    hub_results="leaderboard.tracks.evalita.hub_results:HUB_RESULTS",
 )

@@ -59,4 +59,5 @@ SPEC = TrackSpec(
     ),
     about="leaderboard.tracks.judge.definition:about_markdown",
     contents="leaderboard.tracks.judge.contents:CONTENTS",
+    eee="leaderboard.tracks.judge.eee:EEE",
 )

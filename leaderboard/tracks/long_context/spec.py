@@ -36,4 +36,5 @@ SPEC = TrackSpec(
     tabs=(f"{_APP}.tab:LongContextTab",),
     about="leaderboard.tracks.long_context.definition:about_markdown",
     contents="leaderboard.tracks.long_context.contents:CONTENTS",
+    eee="leaderboard.tracks.long_context.eee:EEE",
 )

@@ -255,3 +255,28 @@ def prompt_spread(scores: pd.DataFrame) -> go.Figure | None:
     )
     fig.update_xaxes(categoryorder="array", categoryarray=list(TASK_ORDER))
     return fig
+
+
+def cps_vs_energy(
+    points: pd.DataFrame, gpu_model: str, energy_column: str, avg_column: str = views.AVG
+) -> go.Figure | None:
+    """Average CPS against measured energy per 1,000 scored items, runs of one GPU model only."""
+    if points.empty:
+        return None
+    fig = go.Figure(
+        go.Scatter(
+            x=points[energy_column],
+            y=points[avg_column],
+            mode="markers",
+            text=[_safe(m) for m in points[views.MODEL]],
+            hovertemplate="%{text}<br>%{x:.3f} Wh per 1,000 items<br>avg CPS %{y:.2f}<extra></extra>",
+            marker={"size": 10, "opacity": 0.8},
+        )
+    )
+    fig.update_layout(
+        title=f"Average CPS vs energy (NVML, idle subtracted) on {_safe(gpu_model)}",
+        xaxis_title="Wh per 1,000 scored items",
+        yaxis_title="Average CPS",
+        **_layout(),
+    )
+    return fig

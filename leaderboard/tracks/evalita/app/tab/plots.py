@@ -1,4 +1,5 @@
-"""Plots: average CPS vs size, a radar of chosen models, prompt sensitivity per task."""
+"""Plots: average CPS vs size and vs measured energy (one GPU model), a radar of chosen models,
+prompt sensitivity per task."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import gradio as gr
 from leaderboard.state import MAX_CHOSEN_MODELS, Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
 from leaderboard.tracks.evalita.app.tab.controls import setting_radio
+from leaderboard.tracks.evalita.app.views.energy import WH_PER_1000, energy_points
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.ui.common import Choices
 from leaderboard.ui.context import AppContext
@@ -23,7 +25,11 @@ class PlotsTab(Tab):
     id = "plots"
     label = "Plots"
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
-        {"plots": Api(fields=("shots", "models", "all_runs"), outputs=("scatter", "radar", "sensitivity"))}
+        {
+            "plots": Api(
+                fields=("shots", "models", "all_runs"), outputs=("scatter", "radar", "sensitivity", "energy")
+            )
+        }
     )
 
     def build(self, page: Page) -> TabParts:
@@ -41,6 +47,7 @@ class PlotsTab(Tab):
             )
         shown = gr.Markdown(elem_id="plots-caption")
         scatter = gr.Plot(elem_id="plot-scatter", visible=False)
+        energy = gr.Plot(elem_id="plot-energy", visible=False)
         with gr.Row():
             radar = gr.Plot(elem_id="plot-radar", visible=False)
             sensitivity = gr.Plot(elem_id="plot-sensitivity", visible=False)
@@ -52,6 +59,7 @@ class PlotsTab(Tab):
                 "scatter": scatter,
                 "radar": radar,
                 "sensitivity": sensitivity,
+                "energy": energy,
             },
         )
 
@@ -71,6 +79,12 @@ class PlotsTab(Tab):
             board, state.shots, views.RankingFilters(show_noncomparable=state.all_runs)
         )
         scatter = plots.cps_vs_params(ranking.shown)
+        measured = energy_points(board, ranking.table, num_fewshot)
+        energy = (
+            plots.cps_vs_energy(measured.points, measured.gpu_model, WH_PER_1000)
+            if measured.gpu_model is not None
+            else None
+        )
         radar = plots.radar(views.radar_data(board, runs, num_fewshot), [t.abbrev for t in SUITE])
         sensitivity = plots.prompt_sensitivity(views.sensitivity_data(board, num_fewshot, state.all_runs))
         missing = [
@@ -92,6 +106,7 @@ class PlotsTab(Tab):
                 "scatter": scatter,
                 "radar": radar,
                 "sensitivity": sensitivity,
+                "energy": energy,
             },
             state=replace(state, models=tuple(ref.key for ref in chosen)),
             notices=notices,

@@ -4,8 +4,9 @@ Pure text and values (no gradio): :func:`recipe_script` is the shell script the 
 to copy — the setup line that writes the include folder (sample or local data), the plain
 ``lm_eval`` command (``run.recipe``), the notes on where a plain run differs, and the
 project's own ``reproduce`` command; :data:`COST_FIELDS` are the cost rows of the page's
-"How it was run" table (``run.cost``: wall time per phase, tokens, GPU-hours) and the
-library versions.
+"How it was run" table (``run.cost``: wall time per phase, tokens — also in / out / reasoning by
+the run's tokenizer —, GPU-hours, the GPUs' energy or why it was not measured, Wh per 1,000
+scored items) and the library versions.
 """
 
 from __future__ import annotations
@@ -62,6 +63,19 @@ def _gpu_hours(cost: RunCost) -> str:
     return "0 (CPU)" if not cost.gpus else f"{cost.gpu_hours:.3f} on {cost.gpus} GPU(s)"
 
 
+def _tokens(cost: RunCost) -> str | None:
+    if cost.input_tokens is None:
+        return None
+    return f"{cost.input_tokens:,} / {cost.output_tokens or 0:,} / {cost.reasoning_tokens or 0:,}"
+
+
+def _wh_per_thousand(cost: RunCost) -> str | None:
+    value = cost.wh_per_thousand_items
+    if value is None:
+        return "not measured" if cost.energy is not None and not cost.energy.measured else None
+    return f"{value:,.3f} ({cost.scored_items:,} items)"
+
+
 def _versions(info: RunInfo) -> str | None:
     return ", ".join(f"{name} {version}" for name, version in info.versions.items()) or None
 
@@ -75,6 +89,12 @@ COST_FIELDS: tuple[tuple[str, Callable[[RunInfo], object]], ...] = (
     ("Wall time: post-processing (s)", _cost(lambda c: _seconds(c.postprocess_s))),
     ("Tokens processed", _cost(lambda c: _count(c.tokens))),
     ("Tokens generated", _cost(lambda c: _count(c.generated_tokens))),
+    ("Tokens in / out / reasoning (the run's tokenizer)", _cost(_tokens)),
     ("GPU-hours", _cost(_gpu_hours)),
+    (
+        "Energy, GPUs (NVML counter, idle subtracted)",
+        lambda info: info.cost.energy_text if info.cost else None,
+    ),
+    ("Energy per 1,000 scored items (Wh)", _cost(_wh_per_thousand)),
     ("Versions", _versions),
 )

@@ -1,0 +1,1 @@
+from tests.queue.conftest import fake_hub, online_client  # noqa: F401  (fixtures)
