@@ -32,12 +32,13 @@ from tests.contamination.synthetic import SyntheticScorer, synthetic_codec, synt
 SMALL = OrderDesign(permutations=10, max_shards=8, min_shard_items=3)
 
 
-def test_the_order_p_value_is_uniform_when_the_model_is_indifferent_to_the_order() -> None:
-    replicates = 600
+@pytest.mark.parametrize("n_items", [24, 64])  # shards of 3 (every other order) and of 8 (10 random ones)
+def test_the_order_p_value_is_uniform_when_the_model_is_indifferent_to_the_order(n_items: int) -> None:
+    replicates = 400
     p_values = np.array(
         [
             synthetic_order_test(
-                SyntheticScorer(24, seed), 24, OrderDesign(10, 8, 3, seed=seed), f"set{seed}"
+                SyntheticScorer(n_items, seed), n_items, OrderDesign(10, 8, 3, seed=seed), f"set{seed}"
             ).p_value
             for seed in range(replicates)
         ]
@@ -46,9 +47,9 @@ def test_the_order_p_value_is_uniform_when_the_model_is_indifferent_to_the_order
     histogram = np.histogram(p_values, bins=10, range=(0, 1))[0]
     chi2 = stats.chisquare(histogram)
     rate = float((p_values < 0.05).mean())
-    se = math.sqrt(0.05 * 0.95 / replicates)
+    se = math.sqrt(0.05 * 0.95 / len(p_values))
     print(
-        f"null: KS p={ks.pvalue:.3f}, histogram {histogram.tolist()} (chi2 p={chi2.pvalue:.3f}), "
+        f"null, {n_items} items: KS p={ks.pvalue:.3f}, histogram {histogram.tolist()} (chi2 p={chi2.pvalue:.3f}), "
         f"rejections at 5 %: {rate:.3f} ± {se:.3f}"
     )
     assert ks.pvalue > 0.001 and chi2.pvalue > 0.001
@@ -68,11 +69,15 @@ def test_shards_cover_the_set_contiguously_and_permutations_are_reproducible_per
     assert shard_bounds(10, 3) == [(0, 3), (3, 7), (7, 10)]
     plan = order_plan(24, SMALL, "te")
     assert [(s.start, s.end) for s in plan] == [(3 * k, 3 * k + 3) for k in range(8)]
-    for shard in plan:
-        assert len(shard.permutations) == 10
+    for shard in plan:  # 3 items: all 5 other orders, exactly
+        assert len(set(shard.permutations)) == 5 and shard.canonical not in shard.permutations
         assert all(sorted(p) == list(shard.canonical) for p in shard.permutations)
-    assert plan == order_plan(24, SMALL, "te")
-    assert plan != order_plan(24, SMALL, "wic")
+    large = order_plan(100, OrderDesign(permutations=10, max_shards=5), "te")
+    for shard in large:  # 20 items: 10 random orders, none canonical
+        assert len(shard.permutations) == 10 and shard.canonical not in shard.permutations
+        assert all(sorted(p) == list(shard.canonical) for p in shard.permutations)
+    assert large == order_plan(100, OrderDesign(permutations=10, max_shards=5), "te")
+    assert large != order_plan(100, OrderDesign(permutations=10, max_shards=5), "wic")
     assert order_plan(5, SMALL, "tiny") == ()  # too small to cut into two shards of three
 
 

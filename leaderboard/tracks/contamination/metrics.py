@@ -67,8 +67,26 @@ def shard_bounds(n_items: int, shards: int) -> list[tuple[int, int]]:
     return list(itertools.pairwise(edges))
 
 
+def shard_orders(size: int, permutations: int, rng: np.random.Generator) -> tuple[tuple[int, ...], ...]:
+    """The non-canonical orders of a shard of ``size`` items (offsets 0…size-1) scored against it.
+
+    Every one of them when there are at most ``permutations`` (a shard of 3 has 5: the mean over
+    all is exact and cheaper than sampling), else ``permutations`` drawn at random, none of them
+    the canonical order (it is the statistic's other side).
+    """
+    canonical = tuple(range(size))
+    if math.factorial(size) - 1 <= permutations:
+        return tuple(p for p in itertools.permutations(canonical) if p != canonical)
+    drawn: list[tuple[int, ...]] = []
+    while len(drawn) < permutations:
+        order = tuple(int(i) for i in rng.permutation(size))
+        if order != canonical:
+            drawn.append(order)
+    return tuple(drawn)
+
+
 def order_plan(n_items: int, design: OrderDesign, key: str) -> tuple[Shard, ...]:
-    """The shards of a set of ``n_items`` and each shard's ``design.permutations`` random orders.
+    """The shards of a set of ``n_items`` and the orders each is scored in besides its canonical one.
 
     Empty when the set is too small to test (:meth:`OrderDesign.shards_for`).  ``key`` (the
     set's id) makes each set's permutations its own while the run stays reproducible.
@@ -79,10 +97,8 @@ def order_plan(n_items: int, design: OrderDesign, key: str) -> tuple[Shard, ...]
     rng = _rng(design.seed, f"order:{key}")
     shards = []
     for start, end in shard_bounds(n_items, count):
-        perms = tuple(
-            tuple(int(i) + start for i in rng.permutation(end - start)) for _ in range(design.permutations)
-        )
-        shards.append(Shard(start, end, perms))
+        orders = shard_orders(end - start, design.permutations, rng)
+        shards.append(Shard(start, end, tuple(tuple(i + start for i in order) for order in orders)))
     return tuple(shards)
 
 

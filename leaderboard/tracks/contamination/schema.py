@@ -9,7 +9,7 @@
                                "p_value": 0.41, "p_holm": 1.0, "t": 0.23, "mean_diff": 0.8, "tokens": 512000},
                      "codec": {"score": 0.31, "low": 0.27, "high": 0.36, "n": 400, "drops": 124,
                                "context_items": 4, "tokens": 210000}}, …},
-     "skipped": {"indaqa2": "no INDAQA2 data in this source"}}
+     "skipped": {"<set>": "why it was not tested (an optional set absent from the data)"}}
 
 ``order`` is null for a set too small to cut into two shards.  Details (per set):
 ``order_<set>.jsonl`` (a line per shard: its items, the canonical and every permutation's

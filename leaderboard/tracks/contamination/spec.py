@@ -38,7 +38,7 @@ SPEC = TrackSpec(
     worker_options=(
         WorkerOption(
             "--contamination-sets",
-            "contamination: test only these sets (comma-separated ids: wic, te, …, ner-adg, indaqa2); "
+            "contamination: test only these sets (comma-separated set ids: wic, te, …, ner-adg, …); "
             "default every set of the suite (a subset run is labelled, never comparable)",
             parse=_set_ids,
             metavar="IDS",
