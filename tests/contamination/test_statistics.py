@@ -100,6 +100,7 @@ def test_holm_adjusts_step_down_and_keeps_the_order() -> None:
 def test_wilson_interval_matches_the_formula_and_covers_at_its_level() -> None:
     low, high = wilson(0, 10)
     assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson(6, 6)[1] == 1.0 and wilson(0, 6)[0] == 0.0
     assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
     rng = np.random.default_rng(7)
     draws, n, share = 4000, 24, 0.3

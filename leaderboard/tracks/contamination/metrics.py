@@ -175,7 +175,10 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[floa
     share = successes / n
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 and n the bounds are exactly 0 and 1 (the formula leaves a rounding residue there).
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass(frozen=True)
