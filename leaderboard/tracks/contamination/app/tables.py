@@ -164,22 +164,35 @@ SHOWN = {
     "items": "items",
     "order_p": "order test p",
     "order_p_holm": "p (Holm)",
-    "evidence": "order test says",
     "codec": "CoDeC %",
-    "codec_low": "CoDeC low",
-    "codec_high": "CoDeC high",
-    "band_low": "band low",
-    "band_high": "band high",
+    "codec_ci": "CoDeC 95 % CI",
+    "band": "others' band (models)",
     "band_position": "CoDeC vs other models",
     "order_tokens": "tokens (order)",
     "codec_tokens": "tokens (CoDeC)",
     "run_minutes": "run minutes",
+    "evidence": "order test says",
 }
 
 
+def _range_text(low: object, high: object, suffix: str = "") -> str:
+    if pd.isna(low) or pd.isna(high):  # type: ignore[arg-type]
+        return "—"
+    return f"{float(low):.1f}–{float(high):.1f}{suffix}"  # type: ignore[arg-type]
+
+
 def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The tab's view of :func:`set_table`."""
-    return frame[list(SHOWN)].rename(columns=SHOWN)
+    """The tab's view of :func:`set_table`: intervals and the band as short text, the wording last."""
+    shown = frame.assign(
+        codec_ci=[
+            _range_text(lo, hi) for lo, hi in zip(frame["codec_low"], frame["codec_high"], strict=True)
+        ],
+        band=[
+            _range_text(lo, hi, f" ({n})")
+            for lo, hi, n in zip(frame["band_low"], frame["band_high"], frame["band_models"], strict=True)
+        ],
+    )
+    return shown[list(SHOWN)].rename(columns=SHOWN)
 
 
 def model_evidence(
