@@ -184,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--block", type=int, default=256, help="training block in tokens")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--clean-sets", default=None, help="sets the clean model is tested on (default: all)")
+    parser.add_argument(
+        "--pseudo-items", type=int, default=None, help="items per pseudo-set (default: --items)"
+    )
     parser.add_argument("--no-clean", action="store_true", help="skip the clean model on the sample")
     parser.add_argument(
         "--no-pseudo", action="store_true", help="skip the clean model on permuted pseudo-sets"

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
-from scipy import stats
 
 from leaderboard.tracks.contamination.definition import (
     BAND_COVERAGE,
@@ -146,6 +146,10 @@ def order_test(canonical: Sequence[float], permuted: Sequence[Sequence[float]]) 
     mean = float(diffs.mean())
     if float(diffs.std()) == 0.0:
         return OrderTest(0.0 if mean > 0 else 1.0, None, mean, len(diffs), min(len(p) for p in permuted))
+    # scipy on first use only: the app imports this module (the band) and must build without it
+    # pulling in what scipy probes for (torch is absent on a CPU Space).
+    from scipy import stats
+
     result = stats.ttest_1samp(diffs, 0.0, alternative="greater")
     return OrderTest(
         float(result.pvalue), float(result.statistic), mean, len(diffs), min(len(p) for p in permuted)
@@ -171,7 +175,7 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[floa
     """Wilson score interval of a binomial share (well-behaved at 0, 1 and small ``n``)."""
     if n <= 0:
         raise ValueError("an interval needs at least one item")
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
     share = successes / n
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
