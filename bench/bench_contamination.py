@@ -2,7 +2,7 @@
 
     python bench/bench_contamination.py [--train-set te] [--epochs 1,3,10] [--eval-sets wic,sa]
                                         [--items N] [--permutations 25] [--lr 1e-4] [--block 256]
-                                        [--clean-sets te,wic] [--pseudo-items N] [--no-clean]
+                                        [--train-items N] [--clean-sets te,wic] [--pseudo-items N] [--no-clean]
                                         [--no-pseudo] [--out FILE]
 
 The JSON report is rewritten after each stage, so a run stopped early keeps what it measured:
@@ -33,6 +33,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -105,8 +106,11 @@ def pseudo_root(folder: Path, seed: int) -> Path:
     return folder
 
 
-def fine_tune(train_text: str, epochs: list[int], out: Path, args: argparse.Namespace) -> dict[int, Path]:
-    """Train on ``train_text`` (the file as published) in file order; a copy after each epoch in ``epochs``."""
+def fine_tune(
+    train_text: str, epochs: list[int], out: Path, args: argparse.Namespace
+) -> Iterator[tuple[int, Path]]:
+    """Train on ``train_text`` (the file as published) in file order; yields a copy after each epoch in
+    ``epochs`` (the caller tests it before training goes on, so a run stopped early keeps it)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -117,10 +121,10 @@ def fine_tune(train_text: str, epochs: list[int], out: Path, args: argparse.Name
     ids = tokenizer(train_text)["input_ids"]
     blocks = [ids[i : i + args.block] for i in range(0, len(ids), args.block)]
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr)
-    copies: dict[int, Path] = {}
-    started = time.perf_counter()
+    trained_s = 0.0  # training time only (the caller's tests run while this generator waits)
     for epoch in range(1, max(epochs) + 1):
         total = 0.0
+        started = time.perf_counter()
         for block in blocks:  # file order: the canonical order is what the model is taught
             batch = torch.tensor([block])
             loss = model(input_ids=batch, labels=batch).loss
@@ -128,19 +132,21 @@ def fine_tune(train_text: str, epochs: list[int], out: Path, args: argparse.Name
             optimiser.step()
             optimiser.zero_grad()
             total += float(loss.detach())
+        trained_s += time.perf_counter() - started
         log.info(
-            "epoch %d: mean loss %.3f (%d blocks, %.1f min)",
+            "epoch %d: mean loss %.3f (%d blocks of %d tokens, %.1f min of training so far)",
             epoch,
             total / len(blocks),
             len(blocks),
-            (time.perf_counter() - started) / 60,
+            args.block,
+            trained_s / 60,
         )
+        args.train_minutes = round(trained_s / 60, 2)
         if epoch in epochs:
             folder = out / f"epochs-{epoch}"
             model.save_pretrained(folder)
             tokenizer.save_pretrained(folder)
-            copies[epoch] = folder
-    return copies
+            yield epoch, folder
 
 
 def _table(report: dict[str, Any]) -> str:
@@ -188,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pseudo-items", type=int, default=None, help="items per pseudo-set (default: --items)"
     )
+    parser.add_argument("--train-items", type=int, default=None, help="train on the first N items only")
     parser.add_argument("--no-clean", action="store_true", help="skip the clean model on the sample")
     parser.add_argument(
         "--no-pseudo", action="store_true", help="skip the clean model on permuted pseudo-sets"
@@ -212,12 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="bench-contamination-"))
     try:
         [train] = [s for s in suite_sets() if s.id == args.train_set]
-        text = evalita_file(train, SAMPLE_DATA_DIR).read_text(encoding="utf-8")
-        started = time.perf_counter()
-        copies = fine_tune(text, epochs, scratch / "copies", args)
-        report["train_minutes"] = round((time.perf_counter() - started) / 60, 2)
-        report["train_items"] = sum(1 for line in text.splitlines() if line.strip())
-        for epoch, folder in copies.items():
+        lines = [
+            line
+            for line in evalita_file(train, SAMPLE_DATA_DIR).read_text(encoding="utf-8").splitlines()
+            if line
+        ]
+        lines = lines[: args.train_items] if args.train_items else lines
+        report["train_items"] = len(lines)
+        for epoch, folder in fine_tune("\n".join(lines) + "\n", epochs, scratch / "copies", args):
+            report["train_minutes"] = args.train_minutes
             report["runs"][f"contaminated {epoch} ep"] = _run(
                 str(folder), "sample", scratch / f"w{epoch + 2}", args, [train.id, *eval_sets], args.items
             )
