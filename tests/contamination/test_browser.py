@@ -73,3 +73,10 @@ def test_a_models_page_shows_its_contamination_evidence(page, served: Served) ->
     panel = page.locator("#contamination-model-table").inner_text()
     assert EVIDENCE in panel and "TE" in panel and "WIC" in panel
     _shot(page, "contamination-02-model-page")
+
+
+def test_a_tasks_page_shows_every_models_result_on_its_test_set(page, served: Served) -> None:
+    _open(page, served, "?tab=task&task=te")
+    page.wait_for_function(_rows("contamination-task-table") + ".length === 5")
+    panel = page.locator("#contamination-task-table").inner_text()
+    assert EVIDENCE in panel and "org/other0" in panel and "WIC" not in panel

@@ -10,7 +10,7 @@ from eval_queue.errors import MalformedFileError
 from leaderboard.export import ExportOptions
 from leaderboard.tracks.contamination.app.export import export_results
 from leaderboard.tracks.contamination.app.results import parse_results_file
-from leaderboard.tracks.contamination.app.tables import model_evidence, p_text, set_table
+from leaderboard.tracks.contamination.app.tables import model_evidence, p_text, set_table, task_evidence
 from leaderboard.tracks.contamination.definition import EVIDENCE, NO_EVIDENCE
 from leaderboard.tracks.contamination.schema import ContaminationResults
 from leaderboard.tracks.contamination.suite import suite_sets
@@ -86,3 +86,18 @@ def test_export_hides_noncomparable_runs_unless_asked_and_the_panel_shows_the_mo
     assert list(panel["set"]) == ["WIC", "TE"]  # the newer run only, sets in the suite's order
     assert list(panel["CoDeC %"]) == pytest.approx([20.0, 40.0])
     assert model_evidence(records, "org/other", None).empty
+
+
+def test_a_tasks_panel_shows_each_models_latest_result_on_its_sets_only() -> None:
+    records = {
+        "a-old.json": results("org/a", {"te": set_result(0.1)}, finished_at="2026-11-26T10:00:00Z"),
+        "a-new.json": results("org/a", {"te": set_result(0.4), "wic": set_result(0.2)}),
+        "b.json": results(
+            "org/b", {"ner-adg": set_result(0.3), "ner-wn": set_result(0.5), "te": set_result(0.6)}
+        ),
+    }
+    te = task_evidence(records, "te")
+    assert sorted(zip(te["model"], te["CoDeC %"], strict=True)) == [("org/a", 40.0), ("org/b", 60.0)]
+    ner = task_evidence(records, "ner")
+    assert list(ner["set"]) == ["NER (adg)", "NER (wn)"]
+    assert task_evidence(records, "sum").empty

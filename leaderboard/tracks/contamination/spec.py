@@ -56,6 +56,9 @@ SPEC = TrackSpec(
     parse_results=f"{_APP}.results:parse_results_file",
     export=f"{_APP}.export:export_results",
     tabs=(f"{_APP}.tab:ContaminationTab",),
-    panels=(PanelRef("model", f"{_APP}.panels:ModelContaminationPanel"),),
+    panels=(
+        PanelRef("task", f"{_APP}.panels:TaskContaminationPanel"),
+        PanelRef("model", f"{_APP}.panels:ModelContaminationPanel"),
+    ),
     about="leaderboard.tracks.contamination.definition:about_markdown",
 )

@@ -208,3 +208,12 @@ def model_evidence(
         return shown_table(mine).drop(columns=["model", "revision"])
     latest = mine[mine["results_path"] == mine.iloc[0]["results_path"]]
     return shown_table(latest).drop(columns=["model", "revision"])
+
+
+def task_evidence(records: Mapping[str, ContaminationResults], task: str) -> pd.DataFrame:
+    """The evidence panel of a task's page: every model's latest run on the task's sets (NER: its domains)."""
+    labels = {s.label for s in suite_sets() if s.task == task}
+    frame = set_table(records)
+    frame = frame[frame["set"].isin(labels)]
+    latest = frame.drop_duplicates(subset=["model", "set", "data"], keep="first")  # newest first already
+    return shown_table(latest)
