@@ -103,7 +103,8 @@ def _has(plan: SetPlan, kind: str) -> bool:
 
 
 def _render(row: Mapping[str, Any]) -> str:
-    return json.dumps(row, ensure_ascii=False)
+    # default=str: a hub row may hold values JSON has no type for (dates); their text is what is shown.
+    return json.dumps(row, ensure_ascii=False, default=str)
 
 
 def _read_jsonl(path: Path) -> tuple[str, ...]:
