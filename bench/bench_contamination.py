@@ -2,7 +2,8 @@
 
     python bench/bench_contamination.py [--train-set te] [--epochs 1,3,10] [--eval-sets wic,sa]
                                         [--items N] [--permutations 25] [--lr 1e-4] [--block 256]
-                                        [--train-items N] [--clean-sets te,wic] [--pseudo-items N] [--no-clean]
+                                        [--train-items N] [--clean-sets te,wic] [--pseudo-items N]
+                                        [--pseudo-sets IDS] [--no-clean]
                                         [--no-pseudo] [--out FILE]
 
 The JSON report is rewritten after each stage, so a run stopped early keeps what it measured:
@@ -183,7 +184,9 @@ def false_flags(report: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train-set", default="te", help="the set the contaminated copies are trained on")
-    parser.add_argument("--epochs", default="1,3,10", help="copies saved after these epochs")
+    parser.add_argument(
+        "--epochs", default="1,3,10", help="copies saved after these epochs (0: no contaminated copy)"
+    )
     parser.add_argument("--eval-sets", default="wic,sa", help="untrained sets the copies are also tested on")
     parser.add_argument("--items", type=int, default=None, help="first N items of each set (default: all)")
     parser.add_argument("--permutations", type=int, default=25, help="orders per shard (order test)")
@@ -193,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean-sets", default=None, help="sets the clean model is tested on (default: all)")
     parser.add_argument(
         "--pseudo-items", type=int, default=None, help="items per pseudo-set (default: --items)"
+    )
+    parser.add_argument(
+        "--pseudo-sets", default=None, help="the pseudo-sets tested (default: every Evalita set)"
     )
     parser.add_argument("--train-items", type=int, default=None, help="train on the first N items only")
     parser.add_argument("--no-clean", action="store_true", help="skip the clean model on the sample")
@@ -206,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     from leaderboard.tracks.contamination.suite import suite_sets
     from leaderboard.tracks.evalita.definition import SAMPLE_DATA_DIR
 
-    epochs = sorted({int(e) for e in args.epochs.split(",")})
+    epochs = sorted({int(e) for e in args.epochs.split(",") if int(e) > 0})  # 0: no contaminated copy
     eval_sets = [s for s in args.eval_sets.split(",") if s]
     report: dict[str, Any] = {"model": MODEL, "args": {k: str(v) for k, v in vars(args).items()}, "runs": {}}
     out = args.out or ARTIFACTS / f"bench_contamination_{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
@@ -226,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         lines = lines[: args.train_items] if args.train_items else lines
         report["train_items"] = len(lines)
-        for epoch, folder in fine_tune("\n".join(lines) + "\n", epochs, scratch / "copies", args):
+        copies = fine_tune("\n".join(lines) + "\n", epochs, scratch / "copies", args) if epochs else iter(())
+        for epoch, folder in copies:
             report["train_minutes"] = args.train_minutes
             report["runs"][f"contaminated {epoch} ep"] = _run(
                 str(folder), "sample", scratch / f"w{epoch + 2}", args, [train.id, *eval_sets], args.items
@@ -238,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
             save()
         if not args.no_pseudo:
             root = pseudo_root(scratch / "pseudo", seed=1)
+            pseudo_sets = args.pseudo_sets.split(",") if args.pseudo_sets else None
             report["runs"]["clean (pseudo-sets)"] = _run(
-                MODEL, f"local:{root}", scratch / "w1", args, None, args.pseudo_items or args.items
+                MODEL, f"local:{root}", scratch / "w1", args, pseudo_sets, args.pseudo_items or args.items
             )
             save()
     finally:
