@@ -40,6 +40,7 @@ TRACKS: Mapping[str, str] = MappingProxyType(
         "evalita": "leaderboard.tracks.evalita.spec:SPEC",
         "long-context": "leaderboard.tracks.long_context.spec:SPEC",
         "judge": "leaderboard.tracks.judge.spec:SPEC",
+        "contamination": "leaderboard.tracks.contamination.spec:SPEC",
     }
 )
 #: The track of a request or results file that names none: every file written before tracks existed.

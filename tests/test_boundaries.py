@@ -88,6 +88,7 @@ def test_backend_source_names_no_app_layer_module() -> None:
 #: How each track is named in code: its name or package, in identifiers, strings and comments.
 TRACK_NAMES = {
     "judge": re.compile(r"judge", re.I),
+    "contamination": re.compile(r"contamination", re.I),
     "long-context": re.compile(r"long[-_ ]?context|indaqa", re.I),
     # "Evalita" is also the project's name (EvalitaError, EVALITA_DATA_DIR): the track is named by
     # its package or its name as a value.
@@ -96,6 +97,7 @@ TRACK_NAMES = {
 #: The modules outside the tracks' folders allowed to name a track (docs/ARCHITECTURE.md).
 ALLOWED = {
     "judge": {"eval_queue/tracks.py"},
+    "contamination": {"eval_queue/tracks.py"},
     "long-context": {"eval_queue/tracks.py"},
     "evalita": {"eval_queue/tracks.py", "leaderboard/state.py"},
 }
@@ -117,13 +119,31 @@ def test_outside_the_tracks_folders_a_track_is_named_only_by_the_registry(track:
 
 
 #: Another track's modules that may name a track: the judge judges Evalita's SUM outputs.
+#: Contamination tests the public sets of Evalita and INDAQA2 (its suite module and its worker's data
+#: module read them) and adds a panel to Evalita's model page; its About text names INDAQA2.
 CROSS_TRACK = {
-    "evalita": {"leaderboard/tracks/judge/judged.py", "leaderboard/tracks/judge/app/panels.py"},
+    "evalita": {
+        "leaderboard/tracks/judge/judged.py",
+        "leaderboard/tracks/judge/app/panels.py",
+        "leaderboard/tracks/contamination/suite.py",
+        "leaderboard/tracks/contamination/app/panels.py",
+        "backend/tracks/contamination/data.py",
+    },
     "judge": set(),
-    "long-context": set(),
+    "long-context": {
+        "leaderboard/tracks/contamination/suite.py",
+        "leaderboard/tracks/contamination/definition.py",
+        "backend/tracks/contamination/data.py",
+    },
+    "contamination": set(),
 }
 #: Each track's package name in the tracks' folders.
-PACKAGE = {"evalita": "evalita", "judge": "judge", "long-context": "long_context"}
+PACKAGE = {
+    "evalita": "evalita",
+    "judge": "judge",
+    "long-context": "long_context",
+    "contamination": "contamination",
+}
 
 
 @pytest.mark.parametrize("track", sorted(TRACK_NAMES))

@@ -79,11 +79,18 @@ def _long_context_run() -> dict:
     return _document("m", PAPER_10K["ANITA-8B"])["run"]
 
 
+def _contamination_body() -> dict:
+    from tests.contamination.records import set_result
+
+    return {"sets": {"te": set_result(0.3)}}
+
+
 #: A body and the track's own run fields for each registered track: a new track adds its line here.
 BODIES: dict[str, tuple[Callable[[], dict], Callable[[], dict]]] = {
     "evalita": (_evalita_body, dict),
     "long-context": (_long_context_body, _long_context_run),
     "judge": (_judge_body, dict),
+    "contamination": (_contamination_body, lambda: {"sets": ["te"]}),
 }
 
 

@@ -110,6 +110,7 @@ def test_a_tab_is_added_by_registering_one_module_and_the_others_are_untouched(c
         "compare",
         "long-context",
         "judges",
+        "contamination",
         "flavour",
         "submit",
         "about",
