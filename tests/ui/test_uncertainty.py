@@ -217,7 +217,9 @@ def test_the_about_page_says_what_is_estimated_what_an_interval_and_a_tier_are()
 
     text = " ".join(about_markdown().split())
     assert "**What is estimated.**" in text and "**95 % interval**" in text
-    assert "**A tier** is 1 + the number of runs significantly better than this one" in text and "Holm" in text
+    assert (
+        "**A tier** is 1 + the number of runs significantly better than this one" in text and "Holm" in text
+    )
     assert "**The smallest gap the data can detect.**" in text
     assert "1 + the number of runs significantly better than this one" in TIER_SENTENCE
 
