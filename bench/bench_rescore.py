@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.bench_rouge import identity, timings
     from eval_queue.settings import Settings
     from eval_queue.storage import open_stores
-    from leaderboard.tracks.evalita.app.results import load_results
+    from leaderboard.tracks.evalita.app.records import load_results
     from leaderboard.tracks.evalita.metric_sets import MetricSet
     from tests.support.synthetic.details import write_synthetic_store
 

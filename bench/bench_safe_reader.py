@@ -41,7 +41,7 @@ def main() -> None:
     from bench.bench_ui import build_store
     from eval_queue.requests import EvalRequest
     from eval_queue.storage import LocalStorage
-    from leaderboard.tracks.evalita.app.results import load_results
+    from leaderboard.tracks.evalita.app.records import load_results
     from leaderboard.tracks.evalita.schema import ResultsFile
 
     with tempfile.TemporaryDirectory() as tmp:

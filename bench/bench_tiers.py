@@ -239,7 +239,7 @@ def _ab_through_the_view(path_a: Path, path_b: Path, cache: object, repeat: int)
 
     from eval_queue.storage import LocalStorage
     from eval_queue.vocabulary import RunRef
-    from leaderboard.tracks.evalita.app.results import RUN_COLUMNS
+    from leaderboard.tracks.evalita.app.records import RUN_COLUMNS
     from leaderboard.tracks.evalita.app.views.board import Board
     from leaderboard.tracks.evalita.app.views.compare import ItemsCache, compare_view
 

@@ -14,11 +14,10 @@ from eval_queue.errors import ConfigurationError, MalformedFileError
 from eval_queue.storage.local import LocalStorage
 from eval_queue.tracks import TRACKS, TrackRegistry, track_registry, track_spec
 from leaderboard.core.schema import RESULTS_SCHEMA, results_file_path
-from leaderboard.store import read_results_store
-from leaderboard.tracks.evalita.app.results import (
+from leaderboard.store import ResultsCache, read_results_store
+from leaderboard.tracks.evalita.app.records import (
     RUN_COLUMNS,
     SCORE_COLUMNS,
-    ResultsCache,
     evalita_results,
     load_results,
 )
@@ -65,7 +64,7 @@ def test_malformed_file_is_named_in_a_warning_and_the_rest_load(
     )
     bad_score = paper_results("LLM-3", 0).to_json().replace(b'"score": 0.5955', b'"score": 59.55')
     paper_store.write("percent/model/results_2025-02-01T00-00-00Z.json", bad_score)
-    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.results"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.records"):
         loaded = load_results(paper_store)
     bad = sorted(problem.path for problem in loaded.problems)
     assert bad == [
@@ -169,7 +168,7 @@ def test_unknown_tasks_prompts_and_foreign_metrics_are_reported_and_left_out(
     results.tasks["te"].prompts["p7"] = results.tasks["te"].prompts["p1"]
     results.tasks["at"].metric = "acc_norm"
     _write(store, results, "2025-01-01T00:00:00Z")
-    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.results"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.records"):
         scores = load_results(store).scores
     assert set(scores["task"]) == {"wic", "te", "sa", "hs", "faq", "ls", "ner", "re", "sum"}
     assert len(scores.query("task == 'te'")) == 6
@@ -197,7 +196,7 @@ def test_a_refresh_keeps_reporting_a_bad_file_but_warns_only_once(
 ) -> None:
     paper_store.write("broken/model/results_2025-02-01T00-00-00Z.json", b"[]")
     cache = ResultsCache()
-    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.results"):
+    with caplog.at_level(logging.WARNING, logger="leaderboard.tracks.evalita.app.records"):
         first = load_results(paper_store, cache)
         second = load_results(paper_store, cache)
     assert (

@@ -10,7 +10,7 @@ import pytest
 
 from eval_queue.storage.local import LocalStorage
 from leaderboard.core.schema import results_file_path
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.tables import (
     PROMPT_COLUMNS,
     RANKING_COLUMNS,

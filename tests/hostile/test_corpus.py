@@ -33,7 +33,7 @@ from eval_queue.storage import Stores, open_stores
 from eval_queue.text import printable
 from leaderboard.__main__ import main as leaderboard_main
 from leaderboard.core.schema import RunInfo
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.views import current_board, queue_view
 from leaderboard.tracks.evalita.schema import PromptScore, TaskResult, parse_details
 from leaderboard.ui.context import AppContext

@@ -27,7 +27,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from eval_queue.submission import SubmissionForm, submit
 from leaderboard.core.schema import ModelInfo, RunInfo
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult, parse_details
 
 ROOT = Path(__file__).resolve().parents[2]

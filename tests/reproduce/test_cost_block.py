@@ -14,7 +14,7 @@ from leaderboard.core.contents import rows_of
 from leaderboard.core.schema import NOT_MEASURED, PhaseEnergy, RunCost, RunEnergy, TaskTokens
 from leaderboard.eee.export import run_records
 from leaderboard.tracks.evalita.app import views
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from tests.contents.store import evalita_file
 
 MEASURED = RunEnergy(

@@ -8,7 +8,7 @@ from eval_queue.storage import LocalStorage
 from eval_queue.vocabulary import RunRef
 from leaderboard.core.schema import Recipe, RunCost
 from leaderboard.tracks.evalita.app import views
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from tests.contents.store import evalita_file
 
 RECIPE = Recipe(

@@ -24,7 +24,7 @@ from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.tracks.evalita.app import tables, views
 from leaderboard.tracks.evalita.app.contents import records_of_table
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.tables import TIER_COLUMN, ranking_table
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION

@@ -13,7 +13,7 @@ from gradio_client import Client
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from leaderboard.tracks.evalita.app import tables, views
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from tests.ui.conftest import Served
 from tests.ui.store import CACHED_MODEL, CACHED_SHA, SAMPLE_MODEL, XSS_MODEL
 

@@ -20,7 +20,7 @@ from eval_queue.vocabulary import Aggregate
 from leaderboard.core.numbers import percent
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import tables, views
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner, rank_changes, rank_changes_markdown
 from leaderboard.tracks.evalita.metric_sets import MetricSet
 from leaderboard.tracks.evalita.metrics import score_task

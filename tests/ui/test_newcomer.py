@@ -14,7 +14,7 @@ from eval_queue.vocabulary import RunRef, Setting
 from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, views
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.tab.ranking import caption
 from leaderboard.tracks.evalita.definition import TASKS
 from leaderboard.tracks.evalita.schema import PromptScore

@@ -17,7 +17,7 @@ from eval_queue.vocabulary import Aggregate, RunRef, Setting
 from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, tables, views
-from leaderboard.tracks.evalita.app.results import load_results
+from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS
 from leaderboard.ui.common import HtmlTable
 from tests.paper_tables import write_paper_store

@@ -7,7 +7,7 @@ score with its stderr and item count (``prompt_scores``: what the app's boards a
 from at cold start).  Scores on the 0–1 scale; null where the paper says N/A.
 
 The prompt scores kept are those the app ranks: a task of the suite scored with its metric,
-a prompt of that task (the rule of :mod:`leaderboard.tracks.evalita.app.results`); anything
+a prompt of that task (the rule of :mod:`leaderboard.tracks.evalita.app.records`); anything
 else in a file is left out, as there.
 
 The 95 % intervals of the run's ``uncertainty`` block (``avg_cps_low``/``avg_cps_high``,

@@ -1,7 +1,7 @@
 """Evalita runs' records built from the contents table (the app's cold start).
 
 :func:`records_of_table` returns, for each Evalita results file the table holds, the same
-:class:`~leaderboard.tracks.evalita.app.results.RunRecord` as
+:class:`~leaderboard.tracks.evalita.app.records.RunRecord` as
 :func:`~leaderboard.tracks.evalita.app.results.parse_results_file` makes of the file: the
 model block from the row's columns, the run block from ``run_json``, the prompt scores from
 ``prompt_scores`` (the row keeps exactly the scores the parser keeps:
@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from pydantic import ValidationError
 
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.evalita.app.results import RunRecord
+from leaderboard.tracks.evalita.app.records import RunRecord
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
 

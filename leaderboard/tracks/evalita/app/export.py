@@ -12,7 +12,7 @@ from types import MappingProxyType
 import pandas as pd
 
 from leaderboard.export import ALL_METRIC_SETS, ExportOptions, ExportTable, hidden_runs_note
-from leaderboard.tracks.evalita.app.results import LoadedResults, RunRecord, loaded_from_records
+from leaderboard.tracks.evalita.app.records import LoadedResults, RunRecord, loaded_from_records
 from leaderboard.tracks.evalita.app.tables import (
     MAIN_SCORE_COLUMN,
     PERCENT_COLUMNS,

@@ -17,7 +17,7 @@ from eval_queue.vocabulary import MODEL_AGGREGATES, PROMPT_AGGREGATES, Aggregate
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
-from leaderboard.tracks.evalita.app.results import RUN_KEY, LoadedResults, PromptScores, RunKey
+from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.definition import SUITE, TaskSpec, get_task
 from leaderboard.tracks.evalita.metrics import (
     OverallScore,

@@ -16,7 +16,7 @@ from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.vocabulary import RunRef
 from leaderboard.state import Notice, PageState
 from leaderboard.tracks.evalita.app import plots, views
-from leaderboard.tracks.evalita.app.results import read_details
+from leaderboard.tracks.evalita.app.records import read_details
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.app.tab.controls import metrics_switch, setting_radio
 from leaderboard.tracks.evalita.app.views.compare import neighbour
@@ -214,7 +214,7 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
 
 
 def _details(ctx: AppContext, board: views.Board, run: RunRef | None, state: PageState) -> dict[str, object]:
-    """The answers of the chosen (task, prompt) of the run, read through :mod:`leaderboard.tracks.evalita.app.results`."""
+    """The answers of the chosen (task, prompt) of the run, read through :mod:`leaderboard.tracks.evalita.app.records`."""
     empty = Table(views.details_view([]), link_models=False)
     if run is None:
         return {"details_status": "Pick a model.", "details": empty}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from eval_queue.vocabulary import RunRef
-from leaderboard.tracks.evalita.app.results import run_info
+from leaderboard.tracks.evalita.app.records import run_info
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import AVG
 from leaderboard.views.common import KEY_COLUMN, MODEL

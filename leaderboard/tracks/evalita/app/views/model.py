@@ -11,7 +11,7 @@ import pandas as pd
 from eval_queue.vocabulary import RUN_SETTINGS, Aggregate, RunRef, Setting
 from leaderboard.core.numbers import percent
 from leaderboard.core.schema import RunInfo
-from leaderboard.tracks.evalita.app.results import run_info
+from leaderboard.tracks.evalita.app.records import run_info
 from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, task_column
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import _spread, task_label
