@@ -21,9 +21,9 @@ from backend.embedded import install_snapshot
 from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
+from leaderboard.tracks.judge.app.records import JudgeRun
 from leaderboard.tracks.judge.app.tables import (
     OVERALL,
-    JudgeRun,
     TableFigure,
     annotated_sets,
     judges_table,

@@ -22,11 +22,11 @@ from backend.tracks.judge.convert import (
 )
 from eval_queue.errors import MalformedFileError
 from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
+from leaderboard.tracks.judge.app.records import JudgeRun
 from leaderboard.tracks.judge.app.tables import (
     NOT_ENOUGH_DATA,
     OVERALL,
     JudgeExport,
-    JudgeRun,
     TableFigure,
     agreement_for,
     agreement_table,

@@ -12,6 +12,7 @@ Importable without torch or lm-eval (the UI runs on a CPU Space).  Modules:
   loaders and the set's digest;
 * :mod:`~leaderboard.tracks.judge.items` — what the judge is asked (meta and generations units);
 * :mod:`~leaderboard.tracks.judge.schema` — the results file (``evalita-llm-results/2``, track ``judge``);
+* :mod:`~leaderboard.tracks.judge.app.records` — one parsed results file (``JudgeRun``), the newest per measurement;
 * :mod:`~leaderboard.tracks.judge.app.tables` — the judges table, agreement matrix, distributions, SUM means;
 * ``harness/`` — the lm-eval task template and its hooks; ``sample_data/`` — the bundled annotated set.
 

@@ -15,15 +15,14 @@ from types import MappingProxyType
 
 from leaderboard.export import ExportOptions, ExportTable, hidden_runs_note
 from leaderboard.tracks.judge.app.intervals import interval_table, vs_best_column
+from leaderboard.tracks.judge.app.records import JudgeRun, latest
 from leaderboard.tracks.judge.app.tables import (
     ALL_ANSWERS_COLUMNS,
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
-    JudgeRun,
     TableFigure,
     judges_table,
-    latest,
     stat_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, JudgeMode

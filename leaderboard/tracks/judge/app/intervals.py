@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
+from leaderboard.tracks.judge.app.records import JudgeRun
 from leaderboard.tracks.judge.app.tables import (
     SCOPES,
-    JudgeRun,
     TableFigure,
     _rounded,
     _select,

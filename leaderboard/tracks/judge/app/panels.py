@@ -21,9 +21,9 @@ from leaderboard.core.numbers import percent
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.judge.app.records import JudgeRun
 from leaderboard.tracks.judge.app.tables import (
     OVERALL,
-    JudgeRun,
     criterion_means_table,
     mean_column,
     unparsed_column,

@@ -1,8 +1,8 @@
-"""The judge track's results parser: one file → a :class:`~leaderboard.tracks.judge.app.tables.JudgeRun`."""
+"""The judge track's results parser: one file → a :class:`~leaderboard.tracks.judge.app.records.JudgeRun`."""
 
 from __future__ import annotations
 
-from leaderboard.tracks.judge.app.tables import JudgeRun
+from leaderboard.tracks.judge.app.records import JudgeRun
 from leaderboard.tracks.judge.schema import JudgeResultsFile
 
 

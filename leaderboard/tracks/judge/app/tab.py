@@ -31,19 +31,18 @@ from leaderboard.tracks.judge.app.plots import (
     agreement_heatmap,
     distributions_figure,
 )
+from leaderboard.tracks.judge.app.records import JudgeRun, latest
 from leaderboard.tracks.judge.app.tables import (
     ALL_ANSWERS_COLUMNS,
     NOT_ENOUGH_DATA,
     OVERALL,
     SCOPES,
     AnnotatedSetChoice,
-    JudgeRun,
     TableFigure,
     agreement_table,
     annotated_sets,
     distribution_table,
     judges_table,
-    latest,
     stat_column,
 )
 from leaderboard.tracks.judge.definition import CRITERIA, TRACK, Criterion, JudgeMode
