@@ -133,6 +133,7 @@ CROSS_TRACK = {
     "long-context": {
         "leaderboard/tracks/contamination/suite.py",
         "leaderboard/tracks/contamination/definition.py",
+        "leaderboard/tracks/contamination/app/about.py",
         "backend/tracks/contamination/data.py",
     },
     "contamination": set(),

@@ -9,7 +9,8 @@ from eval_queue.storage import LocalStorage, Storage
 from leaderboard.core.schema import ModelInfo, RunCost, RunInfo, results_file_path
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
-from leaderboard.tracks.judge.definition import CRITERIA, harness_task_name
+from leaderboard.tracks.judge.definition import harness_task_name
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import JudgeResultsFile
 from tests.support.synthetic.results import write_synthetic_results
 from tests.ui.store import write_results

@@ -17,8 +17,10 @@ from leaderboard.tracks.judge.data import (
     load_annotated_set,
     load_few_shot,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion, render_prompt
+from leaderboard.tracks.judge.definition import SCORES, Criterion
 from leaderboard.tracks.judge.items import meta_units
+from leaderboard.tracks.judge.prompts import render_prompt
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 
 def _row(**changes: Any) -> dict[str, Any]:

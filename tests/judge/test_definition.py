@@ -8,29 +8,30 @@ import pytest
 import yaml
 
 from leaderboard.tracks.judge import definition
+from leaderboard.tracks.judge.app.about import about_markdown
 from leaderboard.tracks.judge.definition import (
-    ANSWER_PREFIX,
-    CRITERIA,
     EXPLANATION_KEY,
-    MAX_ANSWER_TOKENS,
-    RUBRIC,
     SCORE_KEY,
     SCORES,
-    STOP_SEQUENCES,
     Criterion,
-    FewShotExample,
     JudgeMode,
     UnknownCriterionError,
-    about_markdown,
     harness_task_name,
-    judge_answer,
     judge_variant,
     parse_criterion,
-    render_prompt,
 )
 from leaderboard.tracks.judge.harness.hooks import process_results
 from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD, JudgeUnit, harness_row
 from leaderboard.tracks.judge.parse import parse_answer
+from leaderboard.tracks.judge.prompts import (
+    ANSWER_PREFIX,
+    MAX_ANSWER_TOKENS,
+    STOP_SEQUENCES,
+    FewShotExample,
+    judge_answer,
+    render_prompt,
+)
+from leaderboard.tracks.judge.rubric import CRITERIA, RUBRIC
 
 TEMPLATE = Path(definition.__file__).parent / "harness" / "_judge_template_yaml"
 

@@ -30,9 +30,10 @@ from leaderboard.tracks.judge.app.tables import (
     stat_column,
 )
 from leaderboard.tracks.judge.data import SAMPLE_DIR, load_annotated_set
-from leaderboard.tracks.judge.definition import CRITERIA, RUBRIC_VERSION, JudgeMode, JudgeProtocol
+from leaderboard.tracks.judge.definition import RUBRIC_VERSION, JudgeMode, JudgeProtocol
 from leaderboard.tracks.judge.paper import PAPER_RUBRIC_VERSION
 from leaderboard.tracks.judge.parse import ParseStatus
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import (
     GenerationsBody,
     GenerationSource,

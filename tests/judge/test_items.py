@@ -14,7 +14,7 @@ from leaderboard.core.schema import ModelInfo, RunInfo
 from leaderboard.tracks.evalita.definition import get_task
 from leaderboard.tracks.evalita.schema import DetailRecord, PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.judge.data import JudgeDataError, load_annotated_set
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, harness_task_name
+from leaderboard.tracks.judge.definition import Criterion, harness_task_name
 from leaderboard.tracks.judge.items import (
     document_from_input,
     generation_units,
@@ -23,6 +23,7 @@ from leaderboard.tracks.judge.items import (
     parse_generation_item,
     template_pattern,
 )
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 SUM = get_task("sum")
 ARTICLE = "Il sindaco ha detto: 'basta code'.\nLa linea 4 cambierà percorso per sei settimane."

@@ -11,7 +11,6 @@ import pytest
 from scipy import stats as scipy_stats
 
 from leaderboard.tracks.judge.data import JudgeDataError, load_paper_pins
-from leaderboard.tracks.judge.definition import CRITERIA
 from leaderboard.tracks.judge.metrics import (
     Correlation,
     JudgedScore,
@@ -19,6 +18,7 @@ from leaderboard.tracks.judge.metrics import (
     farthest_score,
     meta_evaluation,
 )
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import PaperDataPins, StatBlock
 
 HUMAN = [1, 2, 3, 4, 5, 1, 2, 3, 4, 5]

@@ -34,7 +34,6 @@ from backend.tracks.judge.run import check_data
 from eval_queue.requests import EvalRequest, ModelType, Precision, isoformat, request_path, utc_now
 from leaderboard.tracks.judge.data import FewShotSet, JudgeDataError, examples_option, load_examples
 from leaderboard.tracks.judge.definition import (
-    CRITERIA,
     Criterion,
     JudgeMode,
     JudgeOptions,
@@ -50,6 +49,7 @@ from leaderboard.tracks.judge.paper import (
     render_paper_prompt,
 )
 from leaderboard.tracks.judge.parse import ParseStatus, parse_answer, split_thinking
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import GenerationSource, JudgeDetail
 from tests.support.tiny_model import TinyModel
 

@@ -17,8 +17,8 @@ import math
 import pytest
 from scipy import stats as scipy_stats
 
-from leaderboard.tracks.judge.definition import CRITERIA
 from leaderboard.tracks.judge.metrics import Correlation, JudgedScore, meta_evaluation
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 #: Table 1 as printed: judge, MAE, ρ, p-value (the paper's own spelling of the names).
 TABLE_1: tuple[tuple[str, float, float, float], ...] = (

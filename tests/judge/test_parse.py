@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.tracks.judge.definition import Criterion, render_prompt
+from leaderboard.tracks.judge.definition import Criterion
 from leaderboard.tracks.judge.parse import JudgeAnswer, ParseStatus, parse_answer, score_value
+from leaderboard.tracks.judge.prompts import render_prompt
 
 
 @pytest.mark.parametrize(

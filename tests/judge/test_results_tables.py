@@ -38,10 +38,11 @@ from leaderboard.tracks.judge.app.tables import (
     mean_column,
     stat_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol, harness_task_name
+from leaderboard.tracks.judge.definition import Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.harness.hooks import mean_of_scored, process_results
 from leaderboard.tracks.judge.metrics import NotEnoughData, meta_evaluation
 from leaderboard.tracks.judge.parse import ParseStatus
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import (
     AnnotatedSetInfo,
     FewShotInfo,

@@ -18,7 +18,8 @@ from leaderboard.state import PageState
 from leaderboard.tracks.judge.app.panels import ModelJudgePanel, TaskJudgePanel
 from leaderboard.tracks.judge.app.tab import CRITERION_FIELD, SET_FIELD, JudgesTab
 from leaderboard.tracks.judge.app.tables import NOT_ENOUGH_DATA
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol
+from leaderboard.tracks.judge.definition import Criterion, JudgeProtocol
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.ui.common import Choices, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.registry import default_registry

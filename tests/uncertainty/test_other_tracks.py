@@ -7,8 +7,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from leaderboard.core.uncertainty import bootstrap_task
-from leaderboard.tracks.judge.definition import CRITERIA
 from leaderboard.tracks.judge.metrics import JudgedScore
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.uncertainty import OVERALL, judge_figures, resampled_spearman, standings
 from leaderboard.tracks.long_context.definition import AnswerKind, harness_tasks
 from leaderboard.tracks.long_context.uncertainty import (

@@ -18,18 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_queue.errors import EvalitaError
-from leaderboard.tracks.judge.definition import (
-    CRITERIA,
-    RUBRIC_VERSION,
-    Criterion,
-    JudgeProtocol,
-    harness_task_name,
-    judge_answer,
-)
+from leaderboard.tracks.judge.definition import RUBRIC_VERSION, Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD, parse_generation_item
 from leaderboard.tracks.judge.metrics import JudgedScore, meta_evaluation
 from leaderboard.tracks.judge.paper import PAPER_RUBRIC_VERSION
 from leaderboard.tracks.judge.parse import JudgeAnswer, parse_answer
+from leaderboard.tracks.judge.prompts import judge_answer
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import (
     AnnotatedSetInfo,
     FewShotInfo,

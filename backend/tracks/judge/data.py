@@ -37,9 +37,10 @@ from leaderboard.tracks.judge.data import (
     check_examples_cover,
     parse_few_shot,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, Criterion, JudgeProtocol, harness_task_name
+from leaderboard.tracks.judge.definition import Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.items import JudgeUnit, generation_units, harness_row
 from leaderboard.tracks.judge.judged import DetailRecord, ResultsFile, TaskKind, details_file_name, get_task
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import AnnotatedSetInfo, FewShotInfo, JudgedRun
 
 log = logging.getLogger(__name__)

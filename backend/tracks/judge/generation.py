@@ -27,13 +27,9 @@ from typing import Any
 
 from backend.options import HarnessError, ModelRef, RunOptions
 from leaderboard.tracks.judge.data import JudgeDataError
-from leaderboard.tracks.judge.definition import (
-    ANSWER_PREFIX,
-    MAX_ANSWER_TOKENS,
-    STOP_SEQUENCES,
-    JudgeProtocol,
-)
+from leaderboard.tracks.judge.definition import JudgeProtocol
 from leaderboard.tracks.judge.paper import PAPER_STOP_SEQUENCES
+from leaderboard.tracks.judge.prompts import ANSWER_PREFIX, MAX_ANSWER_TOKENS, STOP_SEQUENCES
 from leaderboard.tracks.judge.schema import GenerationSettings, GenerationSource
 
 log = logging.getLogger(__name__)

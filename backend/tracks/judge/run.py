@@ -51,7 +51,6 @@ from leaderboard.tracks.judge.data import (
     load_examples,
 )
 from leaderboard.tracks.judge.definition import (
-    CRITERIA,
     TRACK,
     Criterion,
     JudgeMode,
@@ -61,6 +60,7 @@ from leaderboard.tracks.judge.definition import (
 )
 from leaderboard.tracks.judge.items import JudgeUnit, meta_units, render_unit
 from leaderboard.tracks.judge.judged import JUDGED_TASK
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import (
     AnnotatedSetInfo,
     JudgedRun,

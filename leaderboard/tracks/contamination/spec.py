@@ -60,5 +60,5 @@ SPEC = TrackSpec(
         PanelRef("task", f"{_APP}.panels:TaskContaminationPanel"),
         PanelRef("model", f"{_APP}.panels:ModelContaminationPanel"),
     ),
-    about="leaderboard.tracks.contamination.definition:about_markdown",
+    about="leaderboard.tracks.contamination.app.about:about_markdown",
 )

@@ -49,14 +49,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from leaderboard.core.datasource import DataSource, DataSourceError, DataSourceKind
 from leaderboard.tracks.judge.definition import (
-    CRITERIA,
     SCORE_MAX,
     SCORE_MIN,
     Criterion,
-    FewShotExample,
     UnknownCriterionError,
     parse_criterion,
 )
+from leaderboard.tracks.judge.prompts import FewShotExample
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import PaperDataPins
 
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"

@@ -26,15 +26,11 @@ from types import MappingProxyType
 from typing import Any
 
 from leaderboard.tracks.judge.data import AnnotatedSet, FewShotSet
-from leaderboard.tracks.judge.definition import (
-    ANSWER_PREFIX,
-    CRITERIA,
-    Criterion,
-    JudgeProtocol,
-    render_prompt,
-)
+from leaderboard.tracks.judge.definition import Criterion, JudgeProtocol
 from leaderboard.tracks.judge.judged import DetailRecord, TaskKind, get_task
 from leaderboard.tracks.judge.paper import render_paper_prompt
+from leaderboard.tracks.judge.prompts import ANSWER_PREFIX, render_prompt
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 #: For each generative task that can be judged against a document: the template field
 #: holding it.  Other generative tasks are judged against the whole prompt.

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from statistics import fmean
 from types import MappingProxyType
 
-from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion
+from leaderboard.tracks.judge.definition import SCORES, Criterion
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 #: The fewest scored items any figure is computed from.
 MIN_ITEMS = 3

@@ -33,12 +33,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from leaderboard.tracks.judge.definition import (
-    EXPLANATION_KEY,
-    SCORE_KEY,
-    Criterion,
-    FewShotExample,
-)
+from leaderboard.tracks.judge.definition import EXPLANATION_KEY, SCORE_KEY, Criterion
+from leaderboard.tracks.judge.prompts import FewShotExample
 
 #: Version of the paper protocol's prompts, stored in each results file as its ``rubric``
 #: (bump it if the transcription changes: figures from other prompts are never mixed).

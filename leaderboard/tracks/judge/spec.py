@@ -57,7 +57,7 @@ SPEC = TrackSpec(
         PanelRef("task", f"{_APP}.panels:TaskJudgePanel"),
         PanelRef("model", f"{_APP}.panels:ModelJudgePanel"),
     ),
-    about="leaderboard.tracks.judge.definition:about_markdown",
+    about="leaderboard.tracks.judge.app.about:about_markdown",
     contents="leaderboard.tracks.judge.contents:CONTENTS",
     eee="leaderboard.tracks.judge.eee:EEE",
 )

@@ -34,7 +34,7 @@ SPEC = TrackSpec(
     parse_results=f"{_APP}.results:parse_results_file",
     export=f"{_APP}.export:export_results",
     tabs=(f"{_APP}.tab:LongContextTab",),
-    about="leaderboard.tracks.long_context.definition:about_markdown",
+    about="leaderboard.tracks.long_context.app.about:about_markdown",
     contents="leaderboard.tracks.long_context.contents:CONTENTS",
     eee="leaderboard.tracks.long_context.eee:EEE",
 )

@@ -25,7 +25,8 @@ from leaderboard.tracks.judge.app.tables import (
     judges_table,
     stat_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, JudgeMode
+from leaderboard.tracks.judge.definition import JudgeMode
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 #: ``export --format table``: the judge, its data, then ρ and MAE overall and ρ per criterion.
 JUDGES_SUMMARY: Mapping[str, str] = MappingProxyType(

@@ -28,7 +28,8 @@ from leaderboard.tracks.judge.app.tables import (
     mean_column,
     unparsed_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, TRACK
+from leaderboard.tracks.judge.definition import TRACK
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.tab import Component, Panel

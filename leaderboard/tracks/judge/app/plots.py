@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from leaderboard.tracks.judge.app.tables import HUMAN, NOT_ENOUGH_DATA, UNPARSED_BIN
-from leaderboard.tracks.judge.definition import CRITERIA, SCORES
+from leaderboard.tracks.judge.definition import SCORES
+from leaderboard.tracks.judge.rubric import CRITERIA
 
 #: Judges drawn beside the human scores in the distributions (the best ones first).
 MAX_DISTRIBUTION_JUDGES = 4

@@ -45,7 +45,8 @@ from leaderboard.tracks.judge.app.tables import (
     judges_table,
     stat_column,
 )
-from leaderboard.tracks.judge.definition import CRITERIA, TRACK, Criterion, JudgeMode
+from leaderboard.tracks.judge.definition import TRACK, Criterion, JudgeMode
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import JudgeStanding
 from leaderboard.ui.common import Choices, Table
 from leaderboard.ui.context import AppContext

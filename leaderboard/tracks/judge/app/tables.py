@@ -32,8 +32,9 @@ import pandas as pd
 
 from eval_queue.vocabulary import short_revision
 from leaderboard.tracks.judge.app.records import JudgeRun, latest
-from leaderboard.tracks.judge.definition import CRITERIA, SCORES, Criterion, JudgeMode
+from leaderboard.tracks.judge.definition import SCORES, Criterion, JudgeMode
 from leaderboard.tracks.judge.metrics import AgreementMatrix, Correlation, agreement_matrix, distributions
+from leaderboard.tracks.judge.rubric import CRITERIA
 from leaderboard.tracks.judge.schema import (
     GenerationsBody,
     JudgeStanding,

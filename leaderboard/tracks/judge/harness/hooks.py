@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
-from leaderboard.tracks.judge.definition import judge_answer
 from leaderboard.tracks.judge.items import ANSWER_PREFIX_FIELD
 from leaderboard.tracks.judge.parse import parse_answer
+from leaderboard.tracks.judge.prompts import judge_answer
 
 
 def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float | int | None]:
