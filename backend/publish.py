@@ -123,7 +123,7 @@ def _update_contents(
     stores: Stores, publication: Publication, step: Callable[[str, Callable[[], T]], T]
 ) -> None:
     """Put the published run's rows into the results store's contents table; never raises."""
-    from leaderboard.core.contents import publish_rows
+    from leaderboard.core.contents_io import publish_rows
 
     try:
         rows = step(

@@ -1,7 +1,7 @@
 """The app's cold start with and without the contents table, on a local store and on a hub store.
 
 A store of N synthetic models × both settings (``tests.ui.store.write_synthetic_results``)
-with its contents table (``leaderboard.core.contents.rebuild``).  A *cold start* is what a
+with its contents table (``leaderboard.core.contents_io.rebuild``).  A *cold start* is what a
 freshly started app does before its first render: read the results store into an
 ``AppContext`` and build the Evalita board's ranking (``ranking_view``, 0-shot).  Measured:
 
@@ -109,7 +109,8 @@ class _Counting:
 def build_store(root: Path, n_models: int) -> tuple[Path, int, int]:
     """The synthetic store with its contents table; returns (data dir, files, table bytes)."""
     from eval_queue.storage import LocalStorage
-    from leaderboard.core.contents import CONTENTS_PATH, rebuild
+    from leaderboard.core.contents import CONTENTS_PATH
+    from leaderboard.core.contents_io import rebuild
     from tests.support.synthetic.results import write_synthetic_results
 
     data_dir = root / "data"
@@ -122,7 +123,8 @@ def build_store(root: Path, n_models: int) -> tuple[Path, int, int]:
 
 def _rebuild_on_hub(open_context: Callable[[bool], object]) -> None:
     """The hub store's own table: its rows carry the hub's versions of the files (blob ids)."""
-    from leaderboard.core.contents import CONTENTS_PATH, rebuild
+    from leaderboard.core.contents import CONTENTS_PATH
+    from leaderboard.core.contents_io import rebuild
 
     ctx, _ = open_context(False)
     results = ctx.stores.results  # type: ignore[attr-defined]

@@ -231,7 +231,8 @@ def rebuild_contents(args: argparse.Namespace, settings: Settings) -> int:
     A worker publishing meanwhile may see its rows dropped: its results file is still read by
     the app (the table only speeds up the cold start), and a second rebuild adds them.
     """
-    from leaderboard.core.contents import CONTENTS_PATH, rebuild
+    from leaderboard.core.contents import CONTENTS_PATH
+    from leaderboard.core.contents_io import rebuild
 
     stores = open_stores(settings)
     try:

@@ -22,7 +22,8 @@ import pyarrow as pa
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.storage.base import Storage
 from eval_queue.tracks import TrackRegistry, track_registry
-from leaderboard.core.contents import CONTENTS_PATH, read_contents
+from leaderboard.core.contents import CONTENTS_PATH
+from leaderboard.core.contents_io import read_contents
 from leaderboard.store import ParsedFile, ResultsCache
 
 logger = logging.getLogger(__name__)

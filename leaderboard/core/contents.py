@@ -11,10 +11,12 @@ names (``TrackSpec.contents``: a :class:`TrackContents`, its columns and a funct
 returns the rows of one parsed results file).  Scores are on the 0–1 scale, as in the
 results files; a score that does not exist is null, never 0.
 
-The file sits at the root of the results store, beside the results files.  The worker
-replaces a run's rows after publishing it (:func:`publish_rows`, a compare-and-swap
+This module is the table's format: its schema, its rows, its Parquet bytes (no store I/O).
+The file sits at the root of the results store, beside the results files; reading and
+writing it there is :mod:`leaderboard.core.contents_io`'s.  The worker
+replaces a run's rows after publishing it (``publish_rows``, a compare-and-swap
 ``Storage.update``, so concurrent workers keep each other's rows); ``python -m leaderboard
-rebuild-contents`` regenerates it from the results files (:func:`rebuild`).  Each row
+rebuild-contents`` regenerates it from the results files (``rebuild``).  Each row
 records the store version of the results file it was built from (``results_version``): a
 reader knows which rows are current and reads the other results files themselves.
 
@@ -31,7 +33,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,16 +42,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundError
+from eval_queue.errors import MalformedFileError
 from eval_queue.requests import run_label
-from eval_queue.safe_json import RESULTS_LIMITS, load_object
-from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import is_results_file
 from eval_queue.tracks import TrackRegistry, track_registry
-from leaderboard.core.migrations import track_of, upgrade
 from leaderboard.core.schema import ResultsEnvelope
-
-logger = logging.getLogger(__name__)
 
 #: Where the table lives in the results store (its root, beside the ``org/model/`` folders).
 CONTENTS_PATH = "contents.parquet"
@@ -362,113 +357,3 @@ def with_rows(existing: bytes | None, path: str, rows: Sequence[Row], schema: pa
     # A row without a path (never written so) is dropped with the filter's nulls.
     kept = current.filter(pc.not_equal(current.column("results_path"), pa.scalar(path)))
     return to_parquet(_sorted(pa.concat_tables([kept, new])))
-
-
-# --------------------------------------------------------------------------- the store
-
-
-def upsert(storage: Storage, path: str, transform: Callable[[bytes | None], bytes], message: str) -> None:
-    """Compare-and-swap ``path`` with ``transform`` (which gets None while the file does not exist).
-
-    Two writers creating it at once: one wins the create, the other updates the winner's file.
-    """
-    for _ in range(5):
-        try:
-            storage.update(path, transform, message=message)
-            return
-        except NotFoundError:
-            pass
-        try:
-            storage.create(path, transform(None), message=message)
-            return
-        except AlreadyExistsError:
-            continue  # created meanwhile: update it
-    raise AlreadyExistsError(f"{path}: kept appearing and disappearing while being written")
-
-
-def publish_rows(
-    storage: Storage, results: ResultsEnvelope, path: str, registry: TrackRegistry | None = None
-) -> int:
-    """Put the rows of the results file at ``path`` (just written) into the store's contents file.
-
-    Its store version is read back first (the rows say which version they describe).  The
-    file is updated by compare-and-swap: concurrent workers keep each other's rows.  Returns
-    the number of rows written; raises ``StorageError`` / :class:`ContentsError`.
-    """
-    version = storage.versions(path).get(path)
-    rows = rows_of(results, path, version, registry)
-    schema = contents_schema(registry)
-    upsert(
-        storage,
-        CONTENTS_PATH,
-        lambda existing: with_rows(existing, path, rows, schema),
-        message=f"Contents: {path}",
-    )
-    return len(rows)
-
-
-@dataclass(frozen=True)
-class Rebuilt:
-    """A contents table regenerated from a store's results files."""
-
-    table: pa.Table
-    #: The results files that could not be read, each named with its reason (skipped).
-    problems: tuple[MalformedFileError, ...]
-    #: Results files of a registered track that has no results type installed here.
-    unsupported: tuple[str, ...] = ()
-
-    @property
-    def data(self) -> bytes:
-        return to_parquet(self.table)
-
-
-def parse_results(data: bytes, path: str, registry: TrackRegistry | None = None) -> ResultsEnvelope | None:
-    """A results file as its track's results type; None if that track's type is not installed.
-
-    Raises :class:`MalformedFileError` naming the file (bad JSON, unknown schema or track, a
-    file its track's schema refuses).
-    """
-    registry = registry or track_registry()
-    raw = load_object(data, path, RESULTS_LIMITS)
-    track = track_of(raw.get("schema"), raw.get("track"), path, registry.names)
-    results_type = registry.spec(track).load("results_type")
-    if results_type is None:
-        return None
-    return results_type.from_raw(upgrade(raw, path), path)
-
-
-def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
-    """The contents table of every readable results file in ``storage`` (nothing is written).
-
-    A file that cannot be read is named in ``problems`` (and logged) and skipped, as every
-    reader of the store does.
-    """
-    registry = registry or track_registry()
-    schema = contents_schema(registry)
-    versions = {p: v for p, v in storage.versions().items() if is_results_file(p)}
-    rows: list[Row] = []
-    problems: list[MalformedFileError] = []
-    unsupported: list[str] = []
-    for path in sorted(versions):
-        try:
-            results = parse_results(storage.read(path, max_bytes=RESULTS_LIMITS.max_bytes), path, registry)
-        except NotFoundError:
-            continue  # deleted since the listing
-        except MalformedFileError as exc:
-            logger.warning("skipping results file %s", exc)
-            problems.append(exc)
-            continue
-        if results is None:
-            unsupported.append(path)
-            continue
-        rows.extend(rows_of(results, path, versions[path], registry))
-    return Rebuilt(table_of(rows, schema), tuple(problems), tuple(unsupported))
-
-
-def read_contents(storage: Storage) -> pa.Table | None:
-    """The store's contents table, None when it has none; :class:`ContentsError` if it is unusable."""
-    try:
-        data = storage.read(CONTENTS_PATH, max_bytes=CONTENTS_MAX_BYTES)
-    except NotFoundError:
-        return None
-    return read_table(data)

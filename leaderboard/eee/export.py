@@ -22,7 +22,8 @@ from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS
 from eval_queue.storage.base import Storage
 from eval_queue.storage.paths import is_results_file
 from eval_queue.tracks import TrackRegistry, track_registry
-from leaderboard.core.contents import parse_results, rows_of, track_contents
+from leaderboard.core.contents import rows_of, track_contents
+from leaderboard.core.contents_io import parse_results
 from leaderboard.core.schema import ResultsEnvelope
 from leaderboard.eee.build import (
     RunRecords,

@@ -17,7 +17,7 @@ from eval_queue.storage.base import Storage
 from eval_queue.storage.paths import is_results_file
 from eval_queue.tracks import TrackRegistry, track_registry
 from eval_queue.vocabulary import RunRef
-from leaderboard.core.contents import parse_results
+from leaderboard.core.contents_io import parse_results
 from leaderboard.hub_results.model import HubRun, TrackHubResults
 
 logger = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ import sys
 
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard.core.contents import publish_rows
+from leaderboard.core.contents_io import publish_rows
 from tests.contents.store import evalita_file
 
 

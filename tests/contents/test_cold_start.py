@@ -13,7 +13,8 @@ from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Storage, Stores
 from eval_queue.vocabulary import Aggregate, Setting
-from leaderboard.core.contents import CONTENTS_PATH, rebuild
+from leaderboard.core.contents import CONTENTS_PATH
+from leaderboard.core.contents_io import rebuild
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
 from leaderboard.tracks.evalita.app.views.ranking import ranking_view

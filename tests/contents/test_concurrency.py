@@ -10,7 +10,7 @@ import pytest
 
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard.core.contents import read_contents
+from leaderboard.core.contents_io import read_contents
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHERS = 3

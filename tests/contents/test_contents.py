@@ -24,11 +24,8 @@ from leaderboard.core.contents import (
     TAIL_COLUMNS,
     ContentsError,
     contents_schema,
-    parse_results,
-    publish_rows,
-    read_contents,
-    rebuild,
 )
+from leaderboard.core.contents_io import parse_results, publish_rows, read_contents, rebuild
 from leaderboard.core.schema import ModelInfo, RunInfo, results_file_path
 from leaderboard.tracks.evalita.app.results import parse_results_file
 from leaderboard.tracks.evalita.definition import SUITE

@@ -12,7 +12,8 @@ import datasets
 
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, open_stores
-from leaderboard.core.contents import CONTENTS_PATH, publish_rows
+from leaderboard.core.contents import CONTENTS_PATH
+from leaderboard.core.contents_io import publish_rows
 from tests.contents.store import evalita_file
 from tests.queue.conftest import FAKE_TOKEN, REQUESTS_REPO, RESULTS_REPO
 from tests.queue.fake_hub import FakeHub

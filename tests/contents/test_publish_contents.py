@@ -12,7 +12,8 @@ from backend.config import ExitCode, Outcome
 from eval_queue.errors import StorageError
 from eval_queue.requests import Status
 from eval_queue.storage import Stores
-from leaderboard.core.contents import CONTENTS_PATH, read_contents
+from leaderboard.core.contents import CONTENTS_PATH
+from leaderboard.core.contents_io import read_contents
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind
 from leaderboard.tracks.evalita.metrics import score_task
 from leaderboard.tracks.evalita.schema import ResultsFile

@@ -226,7 +226,8 @@ def test_a_track_with_neither_an_eee_nor_a_contents_part_exports_a_valid_record_
 
 def test_every_figure_of_every_track_round_trips_its_contents_table_value(tmp_path: Path) -> None:
     """Long context and judge: each EEE figure is the contents table's number (and interval) for it."""
-    from leaderboard.core.contents import parse_results, rows_of
+    from leaderboard.core.contents import rows_of
+    from leaderboard.core.contents_io import parse_results
 
     store, out, report = _export(tmp_path)
     records = _aggregates(out, report.written)

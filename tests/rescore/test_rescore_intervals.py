@@ -19,7 +19,7 @@ from backend.tracks.evalita import rescore
 from backend.tracks.evalita.run import specified_block
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
-from leaderboard.core.contents import rebuild
+from leaderboard.core.contents_io import rebuild
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.tracks.evalita.app import tables, views

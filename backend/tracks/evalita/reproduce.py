@@ -41,7 +41,7 @@ from backend.options import BACKENDS, CPU_BATCH_SIZE, RunOptions
 from eval_queue.errors import EvalitaError, MalformedFileError, NotFoundError
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from leaderboard.core.contents import parse_results
+from leaderboard.core.contents_io import parse_results
 from leaderboard.core.datasource import DataSource
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind, TaskSpec
 from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile, details_file_name, parse_details
