@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from backend.embedded import install_embedded
     from backend.tracks.evalita.data import prepare_include_path
-    from backend.tracks.evalita.metrics import install_offline_rouge
+    from backend.tracks.evalita.offline_rouge import install_offline_rouge
 
     installed = install_embedded()
     install_offline_rouge()

@@ -479,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from backend.runner import ModelRef
     from backend.tracks.evalita.convert import all_harness_tasks
     from backend.tracks.evalita.data import prepare_include_path
-    from backend.tracks.evalita.metrics import install_offline_rouge
+    from backend.tracks.evalita.offline_rouge import install_offline_rouge
     from leaderboard.tracks.evalita.definition import SUITE
 
     revision = args.revision

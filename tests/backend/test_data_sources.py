@@ -25,7 +25,7 @@ from backend.tracks.evalita.data import (
     read_upstream_configs,
     read_upstream_tasks,
 )
-from backend.tracks.evalita.metrics import install_offline_rouge
+from backend.tracks.evalita.offline_rouge import install_offline_rouge
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind, all_harness_tasks, get_task
 
 lm_eval_tasks = pytest.importorskip("lm_eval.tasks")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from rouge_score import rouge_scorer, tokenize
 
-from backend.tracks.evalita.metrics import ROUGE_CACHE_NAME, ROUGE_SCRIPT, install_offline_rouge
-from backend.tracks.evalita.metrics.italian import ItalianTokenizer
+from backend.tracks.evalita.offline_rouge import ROUGE_CACHE_NAME, ROUGE_SCRIPT, install_offline_rouge
+from backend.tracks.evalita.offline_rouge.italian import ItalianTokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def offline_results(tmp_path_factory: pytest.TempPathFactory) -> dict:
     script = textwrap.dedent(
         """
         import json, sys
-        from backend.tracks.evalita.metrics import install_offline_rouge
+        from backend.tracks.evalita.offline_rouge import install_offline_rouge
         install_offline_rouge()  # default: evaluate's own HF_MODULES_CACHE
         import evaluate
         from lm_eval.tasks.evalita_llm import sum_utils  # runs evaluate.load("rouge") on import

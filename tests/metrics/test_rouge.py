@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from rouge_score import rouge_scorer, scoring, tokenize
 
-from backend.tracks.evalita.metrics.italian import ItalianTokenizer as BackendItalianTokenizer
+from backend.tracks.evalita.offline_rouge.italian import ItalianTokenizer as BackendItalianTokenizer
 from leaderboard.tracks.evalita.specified import (
     ItalianTokenizer,
     italian_tokens,

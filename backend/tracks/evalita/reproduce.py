@@ -294,7 +294,7 @@ def reproduce(
     from backend import runner
     from backend.tracks.evalita import convert
     from backend.tracks.evalita.data import prepare_include_path
-    from backend.tracks.evalita.metrics import install_offline_rouge
+    from backend.tracks.evalita.offline_rouge import install_offline_rouge
     from leaderboard.tracks.evalita.definition import all_harness_tasks
 
     results = read_run(results_path, stores)

@@ -234,7 +234,7 @@ def specified_block(
 
 
 def _install_offline_metrics() -> None:
-    from backend.tracks.evalita.metrics import install_offline_rouge
+    from backend.tracks.evalita.offline_rouge import install_offline_rouge
 
     install_offline_rouge()
 

@@ -3,7 +3,7 @@
 API for the runner (``backend/runner.py``)::
 
     from backend.tracks.evalita.data import DataSourceError, prepare_include_path
-    from backend.tracks.evalita.metrics import install_offline_rouge
+    from backend.tracks.evalita.offline_rouge import install_offline_rouge
 
     install_offline_rouge()                            # before lm-eval builds the SUM tasks
     override = prepare_include_path(source, workdir)   # source: "hub" | "sample" | "local:<dir>"

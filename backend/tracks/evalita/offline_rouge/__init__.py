@@ -9,7 +9,7 @@ be reached or ``HF_EVALUATE_OFFLINE=1`` — the newest copy already in that cach
 (``HF_MODULES_CACHE`` defaults to ``$HF_HOME/modules`` = ``~/.cache/huggingface/modules``).
 
 How: :func:`install_offline_rouge` pre-fills that cache entry with
-``backend/tracks/evalita/metrics/rouge/rouge.py``, our ROUGE metric with the upstream defaults, exactly
+``backend/tracks/evalita/offline_rouge/rouge/rouge.py``, our ROUGE metric with the upstream defaults, exactly
 what an earlier online ``evaluate.load("rouge")`` would have left there.  The harness
 code is untouched and the cwd does not matter.  Call it before lm-eval builds the SUM
 tasks, with the same ``HF_MODULES_CACHE`` the harness process uses (the default reads
@@ -18,7 +18,7 @@ tasks, with the same ``HF_MODULES_CACHE`` the harness process uses (the default 
 the genuine module is used instead; both give the same numbers (``rouge_score`` defaults,
 no stemming).
 
-``backend.tracks.evalita.metrics.italian.ItalianTokenizer`` is an *opt-in* tokenizer that keeps accented
+``backend.tracks.evalita.offline_rouge.italian.ItalianTokenizer`` is an *opt-in* tokenizer that keeps accented
 letters; it is not used by the leaderboard's scores (see its docstring).
 """
 

@@ -5,7 +5,7 @@
 same interface and the same numbers: it wraps Google's ``rouge_score`` package with the
 same defaults (``rouge_types`` rouge1/rouge2/rougeL/rougeLsum, ``use_stemmer=False``, the
 package's default tokenizer, ``BootstrapAggregator`` mid F-measure when aggregating).
-:func:`backend.tracks.evalita.metrics.install_offline_rouge` places it where ``evaluate`` looks for a
+:func:`backend.tracks.evalita.offline_rouge.install_offline_rouge` places it where ``evaluate`` looks for a
 cached hub module.  It must stay importable as a standalone file (no project imports).
 
 Note: ``rouge_score``'s default tokenizer keeps only ``[a-z0-9]`` after lower-casing, so
