@@ -5,7 +5,7 @@
 1. Identity, to the last bit: every pair of ``tests/metrics/rouge_pairs.py`` (every summary of the
    bundled SUM and judge samples against every other, its article and the article's lead,
    perturbed copies, adversarial strings, very long texts) is scored by both packages with the
-   project's settings (``backend/metrics/rouge/rouge.py``: rouge1, rouge2, rougeL, rougeLsum, no
+   project's settings (``backend/tracks/evalita/offline_rouge/rouge/rouge.py``: rouge1, rouge2, rougeL, rougeLsum, no
    stemming, the default tokenizer) and with the as-specified Italian tokenizer
    (``leaderboard.tracks.evalita.specified.ItalianTokenizer``); precision, recall and F-measure are
    compared by their IEEE-754 bits (``float.hex``).  Every difference is listed.

@@ -30,9 +30,9 @@ SUM   :func:`rouge1_lm_eval`: ROUGE-1 F, rouge_score's   :func:`rouge1_italian`:
 A prompt's score from per-sample values: WiC, HS, SA, NER aggregate the whole prompt (F1 is not a
 mean of per-sample F1s); SUM is :func:`mean` of the per-sample ROUGE-1.  NER is scored per domain
 (``adg``, ``fic``, ``wn``) and the prompt's score is the domains' scores weighted by their number of
-documents, as upstream's group does (``backend/convert.py``); only the per-domain score changes.
+documents, as upstream's group does (``backend/tracks/evalita/convert.py``); only the per-domain score changes.
 
-What each needs from a stored details record (``leaderboard.schema.DetailRecord``):
+What each needs from a stored details record (``leaderboard.tracks.evalita.schema.DetailRecord``):
 multiple choice, the gold and the picked option: :func:`mc_gold` (``target``, ``choices``) and
 :func:`mc_prediction` (``loglikelihoods``); NER, the gold entities and the answer:
 :func:`parse_ner_target` (``target``) and ``answer``, per ``part``; SUM, ``target`` (the reference)

@@ -2,7 +2,7 @@
 
 Every column name is derived here, once, from the suite: ``<task>_<aggregate>`` for
 each task and :class:`Aggregate`, plus the overall averages.  Scores are shown as the
-paper does: 0–100 with two decimals (:func:`leaderboard.tracks.evalita.metrics.percent`); a value
+paper does: 0–100 with two decimals (:func:`leaderboard.core.numbers.percent`); a value
 that cannot be computed is empty (NaN in the frame, ``null`` in JSON), never 0.
 """
 
