@@ -48,6 +48,29 @@ def test_every_reference_of_a_spec_imports(name: str) -> None:
     assert name == spec.load("results_type").TRACK
 
 
+#: The file each role has in every track's package (docs/ARCHITECTURE.md, "Tracks"): a newcomer
+#: who knows where one track keeps its About text or its parser knows it for every track.
+ROLE_FILES = {
+    "about": "{package}.app.about:about_markdown",
+    "parse_results": "{package}.app.results:parse_results_file",
+    "export": "{package}.app.export:export_results",
+    "results_type": "{package}.schema:",
+    "contents": "{package}.contents:CONTENTS",
+    "runner": "backend.tracks.{short}.run:evaluate",
+}
+
+
+@pytest.mark.parametrize("name", list(TRACKS))
+def test_every_track_keeps_each_role_in_the_same_file(name: str) -> None:
+    spec = track_registry().spec(name)
+    package = TRACKS[name].rsplit(".spec:", 1)[0]
+    for field, pattern in ROLE_FILES.items():
+        reference = getattr(spec, field)
+        expected = pattern.format(package=package, short=package.rsplit(".", 1)[1])
+        if reference is not None:
+            assert reference.startswith(expected), f"{name}.{field}: {reference}"
+
+
 def test_request_fields_and_worker_flags_belong_to_one_track_each() -> None:
     specs = track_registry().specs()  # raises on a field or a flag claimed twice
     fields = [f.name for s in specs for f in s.option_fields]
