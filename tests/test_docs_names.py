@@ -1,7 +1,7 @@
 """Every module, attribute and file the docs name in backticks exists: a rename breaks the build, not the reader.
 
-The docs checked: docs/ARCHITECTURE.md, docs/TRACKS.md, docs/DESIGN.md and the README's
-"Architecture" section.  Nothing is imported: the names are resolved against the source
+The docs checked: docs/ARCHITECTURE.md, docs/TRACKS.md, docs/DESIGN.md, the README (its
+"Architecture" section and the rest) and eval_queue/README.md.  Nothing is imported: the names are resolved against the source
 (``ast``), so the check is fast and never loads torch, lm-eval or gradio.
 
 What counts as a name (the extraction rules), inside one pair of single backticks outside
@@ -49,9 +49,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: The project's Python packages: a dotted name rooted in one of them is checked.
 PACKAGES = ("eval_queue", "leaderboard", "backend")
-#: The pages checked, and for the README only its architecture section.
-DOCS = ("docs/ARCHITECTURE.md", "docs/TRACKS.md", "docs/DESIGN.md")
-README_SECTION = "## Architecture"
+#: The pages checked.
+DOCS = ("docs/ARCHITECTURE.md", "docs/TRACKS.md", "docs/DESIGN.md", "README.md", "eval_queue/README.md")
 
 _FENCE = re.compile(r"^\s*```.*?^\s*```[^\n]*$", re.M | re.S)
 _SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -69,10 +68,6 @@ _DATA_SUFFIXES = frozenset(
 def _doc_texts() -> Iterator[tuple[str, str]]:
     for page in DOCS:
         yield page, (ROOT / page).read_text(encoding="utf-8")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index(f"\n{README_SECTION}\n")
-    end = readme.find("\n## ", start + 1)
-    yield "README.md#architecture", readme[start : end if end != -1 else None]
 
 
 def _clean(span: str) -> str:
