@@ -309,10 +309,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         )
     except JudgeDataError as exc:
         raise StageError("reading what to judge", exc) from exc
-    except JudgeRunError as exc:
+    except JudgeRunError as exc:  # anything else is the worker's "running the harness" failure
         raise StageError("converting the judge's answers", exc) from exc
-    except Exception as exc:  # the harness and the model: anything it raises is this stage's failure
-        raise StageError("running the harness", exc) from exc
     return evaluation
 
 
