@@ -45,7 +45,7 @@ from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundEr
 from eval_queue.requests import run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import is_results_file
+from eval_queue.storage.paths import results_files
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of, upgrade
 from leaderboard.core.schema import ResultsEnvelope
@@ -445,7 +445,7 @@ def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
     """
     registry = registry or track_registry()
     schema = contents_schema(registry)
-    versions = {p: v for p, v in storage.versions().items() if is_results_file(p)}
+    versions = results_files(storage)
     rows: list[Row] = []
     problems: list[MalformedFileError] = []
     unsupported: list[str] = []

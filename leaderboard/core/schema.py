@@ -25,6 +25,12 @@ from leaderboard.core.summary import UncertaintySummary
 RESULTS_SCHEMA = "evalita-llm-results/2"
 
 
+class StrictModel(BaseModel):
+    """A block of a track's results body: unknown fields refused, values frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class ModelInfo(BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 

@@ -684,3 +684,15 @@ def test_a_library_caller_with_its_own_log_handler_never_sees_the_environments_t
     assert secret not in text
     assert secret not in (queue.get(request_.request_id).error or "")  # a queue given no secrets
     assert logging.getLogRecordFactory() is factory  # the caller's logging is as it was
+
+
+def test_both_command_lines_refuse_a_generation_cap_without_a_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from backend.tracks.judge.__main__ import main as judge_main
+
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+    assert backend_main(["--once", "--max-gen-toks", "4"]) == ExitCode.USAGE
+    assert judge_main(["some/judge", "--max-gen-toks", "4"]) == 2
+    assert "--max-gen-toks is for smoke tests: use it together with --limit" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # refused before any store was opened
