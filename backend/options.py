@@ -160,7 +160,7 @@ class RecipeInclude:
 
     The worker's include folder is a temporary one (deleted after the run); the recipe names
     ``path`` instead and gives ``setup``, a command that writes the same folder there
-    (e.g. the Evalita data override for ``--data sample``).
+    (e.g. a track's data override for ``--data sample``).
     """
 
     path: str

@@ -48,7 +48,9 @@ from pydantic import field_validator
 from eval_queue.errors import EvalitaError
 from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, canonical_subset, option
-from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # the suite's settings, defined once
+from leaderboard.tracks.evalita.vocabulary import (
+    FEWSHOT_SETTINGS as FEWSHOT_SETTINGS,  # the suite's settings, defined once
+)
 
 #: The track's name in request and results files (its spec: :mod:`.spec`).
 TRACK = "evalita"
