@@ -394,10 +394,6 @@ class TrackRegistry:
                 return spec.name
         return None
 
-    def with_track(self, name: str, reference: str) -> TrackRegistry:
-        """This registry and one more track (tests; ``EVALITA_EXTRA_TRACKS`` does the same per process)."""
-        return TrackRegistry([*self._references.items(), (name, reference)])
-
 
 def _check_unique(what: str, owned: list[tuple[str, str]]) -> None:
     seen: dict[str, str] = {}

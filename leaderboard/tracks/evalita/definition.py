@@ -259,11 +259,6 @@ class TaskSpec:
     def prompt_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.prompts)
 
-    @property
-    def harness_metric_key(self) -> str:
-        """The key under which lm-eval 0.4 reports the metric (no filter: ``,none``)."""
-        return f"{self.metric},none"
-
     def prompt(self, prompt_id: str) -> PromptSpec:
         """The prompt ``prompt_id``; raises :class:`UnknownTaskError` with a suggestion."""
         try:
