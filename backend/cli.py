@@ -111,13 +111,6 @@ def _track_value(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 def config_from_args(args: argparse.Namespace, settings: Settings) -> WorkerConfig:
     data = args.data or settings.eval_data
     DataSource.parse(data)  # DataSourceError (exit 2) for a bad --data
-    if args.bootstrap_iters < 0:
-        raise EvalitaError("--bootstrap-iters must be >= 0")
-    if args.max_gen_toks is not None and args.max_gen_toks <= 0:
-        raise EvalitaError("--max-gen-toks must be positive")
-    if args.max_gen_toks is not None and args.limit is None:
-        # A capped run without --limit would be labelled comparable with full runs.
-        raise EvalitaError("--max-gen-toks is for smoke tests: use it together with --limit")
     if args.lease_s <= 0 or args.poll_s <= 0 or args.stall_s <= 0:
         raise EvalitaError("--lease-s, --poll-s and --stall-s must be positive")
     return WorkerConfig(

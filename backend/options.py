@@ -52,12 +52,17 @@ class RunOptions:
             raise HarnessError("bootstrap_iters must be >= 0")
         if self.limit is not None and self.limit <= 0:
             raise HarnessError("limit must be positive")
+        if self.max_gen_toks is not None and self.max_gen_toks <= 0:
+            raise HarnessError("max_gen_toks must be positive")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, **fixed: Any) -> Self:
         """The options a command line parsed with :func:`add_harness_arguments` asks for; ``fixed``
         sets the others (``trust_remote_code=…``) or overrides one (a bench's own bootstrap)."""
         given = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
+        if given.get("max_gen_toks") is not None and given.get("limit") is None:
+            # A capped run without --limit would be labelled comparable with full runs.
+            raise HarnessError("--max-gen-toks is for smoke tests: use it together with --limit")
         return cls(**(given | fixed))
 
 
@@ -155,7 +160,7 @@ class RecipeInclude:
 
     The worker's include folder is a temporary one (deleted after the run); the recipe names
     ``path`` instead and gives ``setup``, a command that writes the same folder there
-    (e.g. the Evalita data override for ``--data sample``).
+    (e.g. a track's data override for ``--data sample``).
     """
 
     path: str

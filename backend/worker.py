@@ -55,12 +55,15 @@ from backend.tracks import Evaluation, Progress, RunContext, StageError, TrackRu
 from eval_queue.errors import EvalitaError, LeaseLostError, MalformedFileError, StorageError
 from eval_queue.names import check_runnable
 from eval_queue.queue import RequestQueue, fair_order
+from eval_queue.redact import redacting_records
 from eval_queue.requests import EvalRequest
 from eval_queue.storage import Stores
 
 log = logging.getLogger(__name__)
 
 LOG_TAIL_LINES = 30
+#: The stage of a runner's failure that names none (:func:`_evaluate`).
+HARNESS_STAGE = "running the harness"
 
 __all__ = [
     "GATED_SIGNALS",
@@ -280,19 +283,22 @@ def next_request(queue: RequestQueue) -> EvalRequest | None:
     return pending[0] if pending else None
 
 
-def next_track(queue: RequestQueue) -> str | None:
-    """The track of :func:`next_request` (None: none, or unreadable)."""
-    request = next_request(queue)
-    return request.track if request else None
-
-
 def run_once(
     stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate: TrackRunner | None = None
 ) -> Outcome:
     """Claim and run at most one request; see the module docstring for the outcomes.
 
     ``evaluate`` replaces the track's registered runner (tests); None: ``runner_for(request.track)``.
+    Every log record made meanwhile is masked (:func:`eval_queue.redact.redacting_records`): a
+    program calling this with handlers of its own sees no secret of the environment either.
     """
+    with redacting_records():
+        return _run_once(stores, queue, config, evaluate)
+
+
+def _run_once(
+    stores: Stores, queue: RequestQueue, config: WorkerConfig, evaluate: TrackRunner | None
+) -> Outcome:
     try:
         request = queue.claim_next(config.worker_id, config.lease_s)
     except StorageError as exc:
@@ -339,7 +345,7 @@ def run_once(
                 watchdog.start()
                 if gate is not None:
                     gate.armed = True
-                evaluation = runner(request, config, context)
+                evaluation = _evaluate(runner, request, config, context)
                 disarm(gate)
                 watchdog.stop()
             # Provenance is the worker's, the same for every track: model block, ids, paths.
@@ -375,6 +381,19 @@ def run_once(
             log.warning("stop requested while publishing: %s was finished first", rid)
     log.info("%s FINISHED: %s", rid, publication.results_path)
     return Outcome.FINISHED
+
+
+def _evaluate(
+    runner: TrackRunner, request: EvalRequest, config: WorkerConfig, context: RunContext
+) -> Evaluation:
+    """The runner's evaluation.  Whatever it raises without a stage (lm-eval and torch raise their
+    own types) failed while running the harness: the one catch-all of every track's runner."""
+    try:
+        return runner(request, config, context)
+    except (StageError, LeaseLostError):  # tagged already, or the worker's own control flow
+        raise
+    except Exception as exc:
+        raise StageError(HARNESS_STAGE, exc) from exc
 
 
 def _start(queue: RequestQueue, rid: str, config: WorkerConfig, liveness: Progress) -> Outcome | None:
@@ -447,10 +466,9 @@ def _hand_back(
             config.store_retry.call(
                 f"{rid}: handing it back", lambda: queue.release(rid, config.worker_id, note)
             )
+            log.error("%s: handed back to PENDING, not counted as an attempt", rid)
         else:
             queue.release(rid, config.worker_id, note)
-            if store:
-                log.error("%s: handed back to PENDING, not counted as an attempt", rid)
     except LeaseLostError as exc:
         log.error("could not hand %s back: %s", rid, exc)
     except (StorageError, MalformedFileError) as exc:

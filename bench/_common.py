@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Where benchmarks write their JSON reports (gitignored).
@@ -35,3 +36,8 @@ def one_core() -> None:
     """One thread for BLAS and OpenMP (set before numpy loads its BLAS)."""
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
         os.environ[name] = "1"
+
+
+def fmt(value: Any, spec: str) -> str:
+    """``value`` formatted with ``spec`` for a report table; ``-`` for a figure not measured (None)."""
+    return "-" if value is None else format(value, spec)

@@ -35,9 +35,9 @@ VARIANTS = ("json", "contents")
 
 def cold_start(open_context: Callable[[bool], object], use_contents: bool) -> dict[str, float]:
     """One cold start: seconds to the first ranking, and results files read."""
-    from eval_queue.vocabulary import Setting
     from leaderboard.tracks.evalita.app.views.labels import RankingFilters
     from leaderboard.tracks.evalita.app.views.ranking import ranking_view
+    from leaderboard.tracks.evalita.vocabulary import Setting
 
     ctx, reads = open_context(use_contents)
     start = time.perf_counter()

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from _common import REPO_ROOT
+from _common import REPO_ROOT, fmt
 
 log = logging.getLogger("bench")
 
@@ -177,10 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _fmt(value: Any, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
 def _print_table(summary: dict[str, Any]) -> None:
     print(
         f"\n{summary['model']} on {summary['hardware']} ({summary['device']}, {summary['dtype']}, "
@@ -192,16 +188,16 @@ def _print_table(summary: dict[str, Any]) -> None:
     print("-" * len(header))
     for row in summary["tasks"]:
         print(
-            f"{row['task']:<5} {row['docs']:>5} {row['requests']:>6} {_fmt(row['wall_s'], '8.1f')} "
-            f"{_fmt(row.get('model_load_s'), '7.1f')} {_fmt(row.get('forward_tokens'), '9d')} "
-            f"{_fmt(row.get('forward_tok_s'), '9.0f')} {_fmt(row.get('generated_tokens'), '8d')} "
-            f"{_fmt(row.get('generated_tok_s'), '9.1f')} {_fmt(row['max_score'], '6.3f')}"
+            f"{row['task']:<5} {row['docs']:>5} {row['requests']:>6} {fmt(row['wall_s'], '8.1f')} "
+            f"{fmt(row.get('model_load_s'), '7.1f')} {fmt(row.get('forward_tokens'), '9d')} "
+            f"{fmt(row.get('forward_tok_s'), '9.0f')} {fmt(row.get('generated_tokens'), '8d')} "
+            f"{fmt(row.get('generated_tok_s'), '9.1f')} {fmt(row['max_score'], '6.3f')}"
         )
     print("-" * len(header))
     print(
         f"total wall {summary['total_wall_s']:.1f}s; forwarded {summary['forward_tokens']} tokens "
-        f"({_fmt(summary['forward_tok_s'], '.0f')} tok/s in log-likelihood), generated {summary['generated_tokens']} "
-        f"tokens ({_fmt(summary['generated_tok_s'], '.1f')} tok/s in generation)"
+        f"({fmt(summary['forward_tok_s'], '.0f')} tok/s in log-likelihood), generated {summary['generated_tokens']} "
+        f"tokens ({fmt(summary['generated_tok_s'], '.1f')} tok/s in generation)"
     )
 
 

@@ -53,7 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from _common import REPO_ROOT
+from _common import REPO_ROOT, fmt
 
 log = logging.getLogger("bench")
 
@@ -380,10 +380,6 @@ def phase_rows(
     return rows
 
 
-def _fmt(value: Any, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
 def print_report(summary: dict[str, Any]) -> None:
     print(
         f"\n{summary['model']} on {summary['hardware']} ({summary['device']}, {summary['dtype']}), "
@@ -399,17 +395,17 @@ def print_report(summary: dict[str, Any]) -> None:
     print("-" * len(header))
     for row in summary["phases"]:
         print(
-            f"{row['phase']:<16} {row['reference_s']:9.1f} {row['fast_s']:9.1f} {_fmt(row['ratio'], '8.3f')} "
-            f"{_fmt(row.get('work_tokens'), '9d')} {_fmt(row.get('reference_tok_s'), '9.1f')} "
-            f"{_fmt(row.get('fast_tok_s'), '10.1f')} {_fmt(row.get('reference_mfu'), '7.1%')} "
-            f"{_fmt(row.get('fast_mfu'), '8.1%')} {_fmt(row.get('reference_cpu_s'), '9.1f')} "
-            f"{_fmt(row.get('fast_cpu_s'), '10.1f')} {_fmt(row.get('cpu_ratio'), '8.3f')}"
+            f"{row['phase']:<16} {row['reference_s']:9.1f} {row['fast_s']:9.1f} {fmt(row['ratio'], '8.3f')} "
+            f"{fmt(row.get('work_tokens'), '9d')} {fmt(row.get('reference_tok_s'), '9.1f')} "
+            f"{fmt(row.get('fast_tok_s'), '10.1f')} {fmt(row.get('reference_mfu'), '7.1%')} "
+            f"{fmt(row.get('fast_mfu'), '8.1%')} {fmt(row.get('reference_cpu_s'), '9.1f')} "
+            f"{fmt(row.get('fast_cpu_s'), '10.1f')} {fmt(row.get('cpu_ratio'), '8.3f')}"
         )
     loads = summary["load_average"]
     print(
         f"(CPU s: this process's threads and its finished children; 'load' CPU is counted in 'other'.  "
         f"Mean 1-minute load average on {summary['cpu_cores']} cores: "
-        + ", ".join(f"{name} {_fmt(load, '.1f')}" for name, load in loads.items())
+        + ", ".join(f"{name} {fmt(load, '.1f')}" for name, load in loads.items())
         + ")"
     )
     scores = summary["scores"]
@@ -432,7 +428,7 @@ def print_report(summary: dict[str, Any]) -> None:
     print(
         f"fast path: {fast['tree_requests']} log-likelihood requests in {fast['tree_rows']} trees "
         f"({fast['tree_batches']} batches, {fast['tree_tokens']} tokens, padding "
-        f"{_fmt(1 - fast['tree_tokens'] / fast['tree_padded_tokens'] if fast['tree_padded_tokens'] else None, '.1%')}); "
+        f"{fmt(1 - fast['tree_tokens'] / fast['tree_padded_tokens'] if fast['tree_padded_tokens'] else None, '.1%')}); "
         f"check {fast['tree_check'] or '-'}; {fast['cb_requests']} generations by continuous batching; "
         f"reference served {fast['reference_loglikelihood_requests']} + {fast['reference_generation_requests']}"
         f"{' (' + '; '.join(fast['fallback_reasons']) + ')' if fast['fallback_reasons'] else ''}; "

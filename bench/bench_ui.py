@@ -48,11 +48,11 @@ def main() -> None:
     import gradio as gr
 
     from eval_queue.settings import Settings
-    from eval_queue.vocabulary import Setting
     from leaderboard.state import PageState
     from leaderboard.tracks.evalita.app import views
     from leaderboard.tracks.evalita.app.tab.ranking import RankingTab
     from leaderboard.tracks.evalita.app.tab.task import TaskTab
+    from leaderboard.tracks.evalita.vocabulary import Setting
     from leaderboard.ui.common import table_update
     from leaderboard.ui.context import AppContext
     from tests.support.synthetic.results import write_synthetic_results
@@ -70,7 +70,7 @@ def main() -> None:
             ctx: AppContext, search: str = "", types: tuple[str, ...] = (), setting=Setting.ZERO
         ) -> int:
             # What a page is sent: one page of rows, postprocessed (Styler → JSON-ready rows).
-            state = replace(PageState(), search=search, types=types, setting=setting)
+            state = PageState().with_values(search=search, types=types, setting=setting)
             update = table_update(ranking.render(ctx, state).values["table"])
             shown = gr.Dataframe().postprocess(update["value"])  # what gradio does before sending it
             return len(shown.data)
@@ -105,7 +105,7 @@ def main() -> None:
         results["setting_switch"] = timed(lambda: render(ctx, setting=Setting.FIVE), args.repeat)
         ctx.min_reread_s = 0.0  # time the store re-read itself, not the throttle that skips it
         results["refresh_unchanged"] = timed(ctx.refresh, args.repeat)
-        te = replace(PageState(), tab="task", task="te")
+        te = replace(PageState().with_values(task="te"), tab="task")
         results["task_drill_down_first"] = timed(lambda: task.render(ctx, te), 1)
         results["task_drill_down_again"] = timed(lambda: task.render(ctx, te), args.repeat)
         results["both_view"] = timed(

@@ -32,7 +32,6 @@ from eval_queue.errors import (
 from eval_queue.queue import QueueListing, QueueState, RequestQueue
 from eval_queue.redact import install_log_redaction
 from eval_queue.requests import (
-    FEWSHOT_SETTINGS,
     EvalRequest,
     ModelType,
     Precision,
@@ -76,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         action="append",
         metavar="K",
-        help=f"few-shot setting, repeatable: {' or '.join(map(str, FEWSHOT_SETTINGS))} (default 0)",
+        help="few-shot setting, repeatable: "
+        + "; ".join(f"{s.name} {' or '.join(map(str, s.fewshot))}" for s in track_registry() if s.fewshot)
+        + " (default 0)",
     )
     add.add_argument(
         "--model-type", default=None, help=_choices(ModelType) + " (default: from the model card)"

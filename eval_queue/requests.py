@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import REQUEST_LIMITS, load_object, validate
 from eval_queue.tracks import DEFAULT_TRACK, TrackOptions, track_registry
-from eval_queue.vocabulary import FEWSHOT_SETTINGS, short_revision
+from eval_queue.vocabulary import short_revision
 
 REQUEST_SCHEMA = "evalita-llm-request/1"
 
@@ -76,7 +76,6 @@ class ModelType(StrEnum):
 
 __all__ = [
     "ACTIVE_STATUSES",
-    "FEWSHOT_SETTINGS",
     "REQUEST_SCHEMA",
     "EvalRequest",
     "ModelType",
@@ -160,13 +159,6 @@ class EvalRequest(BaseModel):
                 raise ValueError(f"not an ISO-8601 time: {value!r}") from exc
         return value
 
-    @field_validator("num_fewshot")
-    @classmethod
-    def _fewshot_allowed(cls, value: int) -> int:
-        if value not in FEWSHOT_SETTINGS:
-            raise ValueError(f"num_fewshot must be one of {list(FEWSHOT_SETTINGS)}, got {value}")
-        return value
-
     @field_validator("track")
     @classmethod
     def _registered_track(cls, value: str) -> str:
@@ -189,8 +181,7 @@ class EvalRequest(BaseModel):
         options = spec.options.parse({name: extra.pop(name) for name in list(extra) if name in owned})
         extra.update(options.model_dump(mode="json", exclude_none=True))
         self._options = options
-        if not spec.fewshot and self.num_fewshot != 0:
-            raise ValueError(f"the {self.track} track has no few-shot setting: num_fewshot must be 0")
+        spec.check_fewshot(self.num_fewshot)
         return self
 
     @property
@@ -278,7 +269,7 @@ def request_path(
     """``<org>/<model>_eval_request_<revision>_<precision>_<k>shot|<track>[-<variant>].json``.
 
     The revision is shortened to 12 characters (a sha prefix or a branch name).
-    A model id without an organisation is filed under ``_``.  The Evalita track keeps
+    A model id without an organisation is filed under ``_``.  The default track keeps
     the ``<k>shot`` form it always had; the other tracks have no few-shot setting and
     name themselves instead.
     """

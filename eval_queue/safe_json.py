@@ -65,7 +65,7 @@ class JsonLimits:
 
 #: A request file: a few KB (history capped at 50 entries, error at 8,000 characters).
 REQUEST_LIMITS = JsonLimits(max_bytes=1 << 20)
-#: A results file: tens of KB for Evalita; room for the tracks' larger bodies.
+#: A results file: tens of KB for most runs; room for the tracks' larger bodies.
 RESULTS_LIMITS = JsonLimits(max_bytes=16 << 20)
 #: One line of a details file (one answered document, its input and choices).
 DETAILS_LINE_LIMITS = JsonLimits(max_bytes=4 << 20)

@@ -323,6 +323,17 @@ class TrackSpec:
     def has_fewshot(self) -> bool:
         return bool(self.fewshot)
 
+    def check_fewshot(self, num_fewshot: int) -> int:
+        """``num_fewshot`` if this track runs it (one of :attr:`fewshot`; 0 for a track without
+        few-shot settings); else a ``ValueError`` naming what it runs.  The one few-shot rule of
+        requests, results files, the submission form and ``leaderboard export --fewshot``."""
+        if not self.fewshot:
+            if num_fewshot != 0:
+                raise ValueError(f"the {self.name} track has no few-shot setting: num_fewshot must be 0")
+        elif num_fewshot not in self.fewshot:
+            raise ValueError(f"num_fewshot must be one of {list(self.fewshot)}, got {num_fewshot}")
+        return num_fewshot
+
 
 # --------------------------------------------------------------------------- the registry
 
@@ -382,10 +393,6 @@ class TrackRegistry:
             if field_name in spec.options.model_fields:
                 return spec.name
         return None
-
-    def with_track(self, name: str, reference: str) -> TrackRegistry:
-        """This registry and one more track (tests; ``EVALITA_EXTRA_TRACKS`` does the same per process)."""
-        return TrackRegistry([*self._references.items(), (name, reference)])
 
 
 def _check_unique(what: str, owned: list[tuple[str, str]]) -> None:

@@ -2,7 +2,7 @@
 ``python -m leaderboard export --format eee DIR``, ``python -m leaderboard rebuild-contents [--dry-run]``,
 ``python -m leaderboard hub-results ORG/MODEL [--open-pr] [--dry-run]`` (:mod:`leaderboard.hub_results`).
 
-Prints a track's export table — Evalita (the default): the ranked table or, with
+Prints a track's export table — the default track's: the ranked table or, with
 ``--prompts``, the per-prompt table — of the results store configured by the
 environment (``EVALITA_DATA_DIR``, or the hub repos) on stdout.  Each track registers
 its table in :mod:`leaderboard.tracks`.  Data goes to stdout; warnings (a malformed
@@ -33,7 +33,6 @@ from eval_queue.redact import install_log_redaction
 from eval_queue.settings import Settings
 from eval_queue.storage import open_stores
 from eval_queue.tracks import DEFAULT_TRACK, track_registry
-from eval_queue.vocabulary import FEWSHOT_SETTINGS
 from leaderboard.export import ALL_METRIC_SETS, ExportOptions, ExportTable
 from leaderboard.store import read_results_store
 
@@ -76,9 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--fewshot",
         type=int,
-        choices=FEWSHOT_SETTINGS,
         default=None,
-        help="a track with few-shot settings: only this one (default: all)",
+        metavar="K",
+        help="a track with few-shot settings: only this one, one of the track's ("
+        + "; ".join(f"{s.name} {' or '.join(map(str, s.fewshot))}" for s in track_registry() if s.fewshot)
+        + "; default: all)",
     )
     export.add_argument(
         "--prompts",
@@ -90,8 +91,9 @@ def _parser() -> argparse.ArgumentParser:
         "--metrics",
         choices=[*metric_sets, ALL_METRIC_SETS],
         default=None,
-        help="a track with several metric sets (evalita): lm-eval (default: the paper's tables), "
-        f"as-specified (the paper's own metrics) or {ALL_METRIC_SETS} (a 'metrics' column says which)",
+        help="a track with several metric sets: one of them (default: its first; "
+        + "; ".join(f"{s.name}: {', '.join(s.metric_sets)}" for s in track_registry() if s.metric_sets)
+        + f") or {ALL_METRIC_SETS} (a 'metrics' column says which)",
     )
     export.add_argument(
         "directory",
@@ -183,6 +185,12 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
             "--fewshot and --prompts belong to tracks with few-shot prompts (%s), not to %s", owners, track
         )
         return EXIT_USAGE
+    if args.fewshot is not None:
+        try:
+            spec.check_fewshot(args.fewshot)
+        except ValueError as exc:
+            logger.error("--fewshot %s: %s", args.fewshot, exc)
+            return EXIT_USAGE
     if args.metrics is not None and args.metrics != ALL_METRIC_SETS and args.metrics not in spec.metric_sets:
         sets = ", ".join(spec.metric_sets) or "only its own"
         logger.error("--metrics %s: the %s track's scores come in %s", args.metrics, track, sets)

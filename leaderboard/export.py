@@ -17,9 +17,9 @@ import pandas as pd
 class ExportOptions:
     """``python -m leaderboard export`` options a track's export may use."""
 
-    #: Evalita: only this few-shot setting (None: all).
+    #: A track with few-shot settings: only this one (None: all).
     num_fewshot: int | None = None
-    #: Evalita: one row per prompt instead of one per run.
+    #: A track with several prompts per task: one row per prompt instead of one per run.
     prompts: bool = False
     #: Also list runs that are not comparable with full runs on the official data.
     include_noncomparable: bool = False

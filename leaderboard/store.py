@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from eval_queue.errors import MalformedFileError, NotFoundError
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import is_results_file
+from eval_queue.storage.paths import is_results_file as is_results_file  # re-exported for the app's readers
+from eval_queue.storage.paths import results_files
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.migrations import track_of
 
@@ -133,7 +134,7 @@ def read_results_store(
     """
     registry = track_registry() if registry is None else registry
     cache = ResultsCache() if cache is None else cache
-    versions = {path: version for path, version in storage.versions().items() if is_results_file(path)}
+    versions = results_files(storage)
     cache.keep_only(versions)
 
     records: dict[str, dict[str, Any]] = {}

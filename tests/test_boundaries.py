@@ -5,8 +5,9 @@
 * The domain (``leaderboard/core``, each ``leaderboard/tracks/<t>/`` outside ``app/``) and
   ``eval_queue`` import no app-layer module, anywhere in a file (function-level imports too).
 * Outside the tracks' own folders, a track is named only by the registry line
-  (``eval_queue/tracks.py``) — and the default track also by the page state
-  (``leaderboard/state.py``: the landing page's URL fields are its ranking's).
+  (``eval_queue/tracks.py``).  For Evalita, whose name is also the product's, the rule is
+  stricter: no shared module says "evalita" at all, in code, strings or comments, but the
+  registry's lines and the product's own names (:data:`PRODUCT_NAME`).
 """
 
 from __future__ import annotations
@@ -99,23 +100,59 @@ ALLOWED = {
     "judge": {"eval_queue/tracks.py"},
     "contamination": {"eval_queue/tracks.py"},
     "long-context": {"eval_queue/tracks.py"},
-    "evalita": {"eval_queue/tracks.py", "leaderboard/state.py"},
+    "evalita": {"eval_queue/tracks.py"},
 }
 
 
 @pytest.mark.parametrize("track", sorted(TRACK_NAMES))
 def test_outside_the_tracks_folders_a_track_is_named_only_by_the_registry(track: str) -> None:
-    folders = ("leaderboard/tracks/", "backend/tracks/")
-    shared = [
-        p
-        for p in _python_files(*PACKAGES)
-        if not p.relative_to(REPO).as_posix().startswith(folders) or p.parent.name == "tracks"
-    ]
+    shared = _shared_modules()
     naming = {
         p.relative_to(REPO).as_posix() for p in shared if TRACK_NAMES[track].search(p.read_text("utf-8"))
     }
     assert naming <= ALLOWED[track], f"{sorted(naming - ALLOWED[track])} name the {track} track"
     assert "eval_queue/tracks.py" in naming  # the pattern finds the registry line
+
+
+#: The product's own name, which shared modules may carry: "Evalita-LLM" (the leaderboard and the
+#: benchmark it is built on: app title, CLI descriptions, export sources), the project's base error
+#: ``EvalitaError``, its ``EVALITA_*`` settings, file-format ids (``evalita-llm-results/2``), the
+#: prefixes of its temporary folders and Slurm jobs (``evalita-run-``) and the page's ready flag.
+PRODUCT_NAME = re.compile(
+    r"Evalita-LLM|EvalitaError|EVALITA_\w*|evalita[-_]llm[\w./-]*|evalita-(?:run|csv|worker)\b|evalitaReady"
+)
+#: The registry's lines that name the Evalita track: its spec reference and the default track.
+EVALITA_REGISTRY_LINES = {
+    '"evalita": "leaderboard.tracks.evalita.spec:SPEC",',
+    'DEFAULT_TRACK = "evalita"',
+}
+
+
+def _shared_modules() -> list[Path]:
+    """Every module outside the tracks' own folders (the ``tracks`` packages' ``__init__`` included)."""
+    folders = ("leaderboard/tracks/", "backend/tracks/")
+    return [
+        p
+        for p in _python_files(*PACKAGES)
+        if not p.relative_to(REPO).as_posix().startswith(folders) or p.parent.name == "tracks"
+    ]
+
+
+def test_no_shared_module_names_evalita_but_its_registry_lines() -> None:
+    """The Evalita track is reached through its spec like any other: the shared modules name it
+    nowhere (not in comments either: they describe "the default track"), the registry aside."""
+    naming = []
+    for path in _shared_modules():
+        rel = path.relative_to(REPO).as_posix()
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if not re.search("evalita", PRODUCT_NAME.sub("", line), re.I):
+                continue
+            if rel == "eval_queue/tracks.py" and line.strip() in EVALITA_REGISTRY_LINES:
+                continue
+            naming.append(f"{rel}:{number}: {line.strip()}")
+    assert naming == [], "shared modules name the Evalita track:\n" + "\n".join(naming)
+    registry = (REPO / "eval_queue/tracks.py").read_text("utf-8").splitlines()
+    assert {line.strip() for line in registry} >= EVALITA_REGISTRY_LINES  # the lines it allows exist
 
 
 #: Another track's modules that may name a track: the judge judges Evalita's SUM outputs.
@@ -159,3 +196,15 @@ def test_another_tracks_folders_name_a_track_only_where_they_depend_on_it(track:
         p.relative_to(REPO).as_posix() for p in others if TRACK_NAMES[track].search(p.read_text("utf-8"))
     }
     assert naming == CROSS_TRACK[track]
+
+
+def test_every_class_name_is_defined_once_across_the_codebase() -> None:
+    """One class per name: two classes called alike with different meanings (the judge's run set-up
+    and Evalita's record once shared ``RunRecord``) mislead whoever greps for one of them."""
+    where: dict[str, list[str]] = {}
+    for path in _python_files(*PACKAGES, "bench"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(path.relative_to(REPO).as_posix())
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+    assert len(where) > 200  # the walk found the codebase

@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from eval_queue.redact import redact
+from eval_queue.redact import SECRET_VARIABLES, redact
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: Passed to every worker with its value at submission (in the job script, shown by
@@ -37,7 +37,7 @@ PASSED_NAMES = (
 #: Passed as absolute paths: the job may start in another directory.
 PATH_NAMES = frozenset({"HF_HOME", "HF_HUB_CACHE", "HF_DATASETS_CACHE", "EVALITA_DATA_DIR"})
 #: Reach the workers only through the inherited environment; shown as ``NAME=***``.
-SECRET_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "EVALITA_SUBMITTER_SALT")
+SECRET_NAMES = SECRET_VARIABLES
 #: Compute nodes usually cannot reach the Hub: without these the workers would try.
 OFFLINE_NAMES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 #: Worker id in the plain script: the same as submitit's ``JobEnvironment().job_id`` for an array.

@@ -9,8 +9,9 @@ The runner evaluates (through :func:`backend.runner.run_harness`, the only impor
 ``lm_eval``/``torch``) and returns what the track computed (:class:`Evaluation`); the
 worker stamps the provenance (:mod:`backend.provenance`), publishes, and finishes, fails or
 hands back the request exactly as for every track.  A runner reports harness progress to ``context.progress`` (the
-stall watchdog reads it), raises :class:`StageError` to say at which stage a run failed,
-and never publishes anything itself.
+stall watchdog reads it), raises :class:`StageError` to say at which stage a run failed
+(the worker tags anything else it raises "running the harness": no runner catches all), and
+never publishes anything itself.
 
 The runner's module is imported only when a request of that track runs, so polling an
 empty queue needs neither torch nor any track's code.  A spec may also name a

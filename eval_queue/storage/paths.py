@@ -7,7 +7,12 @@ locally) so that a listing means the same thing whatever the backend.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from eval_queue.errors import StorageError, UnreadableFileError
+
+if TYPE_CHECKING:
+    from eval_queue.storage.base import Storage
 
 # On the hub the details store is this folder of the results repo; results readers skip it.
 DETAILS_FOLDER = "details/"
@@ -17,6 +22,13 @@ def is_results_file(path: str) -> bool:
     """``org/model/results_<ts>….json`` outside the details folder: a results file of any track."""
     name = path.rsplit("/", 1)[-1]
     return not path.startswith(DETAILS_FOLDER) and name.startswith("results_") and name.endswith(".json")
+
+
+def results_files(storage: Storage, prefix: str = "") -> dict[str, str]:
+    """Every results file of ``storage`` (under ``prefix``) with its version, in path order: the one
+    walk of the results store that every reader (the app, the contents table, exports, rescore) makes."""
+    versions = storage.versions(prefix)
+    return {path: versions[path] for path in sorted(versions) if is_results_file(path)}
 
 
 def check_path(path: str) -> str:

@@ -19,7 +19,7 @@ import pyarrow as pa
 from eval_queue.errors import AlreadyExistsError, MalformedFileError, NotFoundError
 from eval_queue.safe_json import RESULTS_LIMITS, load_object
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import is_results_file
+from eval_queue.storage.paths import results_files
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.contents import (
     CONTENTS_MAX_BYTES,
@@ -116,7 +116,7 @@ def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
     """
     registry = registry or track_registry()
     schema = contents_schema(registry)
-    versions = {p: v for p, v in storage.versions().items() if is_results_file(p)}
+    versions = results_files(storage)
     rows: list[Row] = []
     problems: list[MalformedFileError] = []
     unsupported: list[str] = []

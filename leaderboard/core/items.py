@@ -12,7 +12,7 @@ Data model (shapes: ``P`` prompts, ``n`` items, ``d`` statistics per item):
 * :class:`TaskItems` — one task of one run: ``stats`` ``(n, P, d)``; the items are identified by
   ``(part, doc_id)``, sorted by part then doc id (``part_index`` ``(n,)`` into ``parts``,
   ``doc_ids`` ``(n,)``), the same items for every prompt.  ``parts`` are the task's strata
-  (Evalita NER's three domains), ``("",)`` for a task without any.
+  (a NER task's three text domains), ``("",)`` for a task without any.
   ``clusters`` (optional, ``(n,)`` codes into ``cluster_names``) groups items that are not
   independent — the questions of one book, the pairs of one lemma — so the bootstrap
   draws them together (``leaderboard.core.uncertainty``).
@@ -367,7 +367,7 @@ def _sorted_rows(*columns: NDArray[np.int64]) -> bool:
     return bool(increasing.all())
 
 
-#: The largest decoded size a per-item file may announce (a full Evalita run: about 3 MB).
+#: The largest decoded size a per-item file may announce (a full run of the default track: about 3 MB).
 MAX_DECODED_BYTES = 256 * 2**20
 
 

@@ -21,13 +21,14 @@ label is *present* (in y_true ∪ y_pred, the labels scikit-learn averages over)
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 from numpy.typing import NDArray
+
+from eval_queue.text import unknown_name
 
 Array = NDArray[np.float64]
 
@@ -72,9 +73,7 @@ class MetricKinds:
         try:
             return self.kinds[name]
         except KeyError:
-            close = difflib.get_close_matches(name, list(self.kinds), n=1)
-            hint = f" Did you mean {close[0]}?" if close else f" Known: {', '.join(sorted(self.kinds))}."
-            raise UnknownMetricKindError(f"Unknown metric kind {name!r}.{hint}") from None
+            raise UnknownMetricKindError(unknown_name("metric kind", name, sorted(self.kinds))) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self.kinds

@@ -15,14 +15,20 @@ from typing import Any, ClassVar, Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from eval_queue.errors import MalformedFileError
-from eval_queue.requests import FEWSHOT_SETTINGS, run_label
+from eval_queue.requests import run_label
 from eval_queue.safe_json import RESULTS_LIMITS, load_object, validate
 from eval_queue.text import printable
-from eval_queue.tracks import DEFAULT_TRACK
+from eval_queue.tracks import DEFAULT_TRACK, track_registry
 from leaderboard.core.summary import UncertaintySummary
 
 #: The schema every results file is written in (``/1`` files are read and upgraded).
 RESULTS_SCHEMA = "evalita-llm-results/2"
+
+
+class StrictModel(BaseModel):
+    """A block of a track's results body: unknown fields refused, values frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ModelInfo(BaseModel):
@@ -256,14 +262,6 @@ class RunInfo(BaseModel):
     recipe: Recipe | None = None
     cost: RunCost | None = None
 
-    @field_validator("num_fewshot")
-    @classmethod
-    def _fewshot_offered(cls, value: int) -> int:
-        # A run in another setting would be counted but shown nowhere: refuse it instead.
-        if value not in FEWSHOT_SETTINGS:
-            raise ValueError(f"num_fewshot must be one of {list(FEWSHOT_SETTINGS)}, got {value}")
-        return value
-
     @property
     def official_full_run(self) -> bool:
         """On the official data, every item, answers not capped: what a comparable run needs at least.
@@ -305,6 +303,10 @@ class ResultsEnvelope(BaseModel):
     def _is_its_track(self) -> Self:
         if self.track != type(self).TRACK:
             raise ValueError(f"a {self.track!r} results file, not a {type(self).TRACK!r} one")
+        # A run in a setting its track does not run would be counted but shown nowhere: refused.
+        registry = track_registry()
+        if self.track in registry:  # a track registered only in a test's own registry has no say here
+            registry.spec(self.track).check_fewshot(self.run.num_fewshot)
         return self
 
     @property
@@ -353,8 +355,8 @@ def results_file_path(results: ResultsEnvelope, finished_at_iso: str, variant: s
     stamp (:func:`eval_queue.publication.run_stamp`), not the finish time, so that a retry or
     a rerun of one request writes this same path.
 
-    ``<label>`` is ``<k>shot`` for Evalita, the track's name for the others, followed by
-    ``-<variant>`` for a run of part of the track (e.g. an Evalita task subset).
+    ``<label>`` is ``<k>shot`` for the default track, the track's name for the others, followed by
+    ``-<variant>`` for a run of part of the track (e.g. a task subset).
     DESIGN.md names it ``results_<timestamp>.json``; the precision and setting are appended
     (readers match ``results_*.json``) so that two runs of one model finishing in the same
     second, e.g. its 0-shot and 5-shot requests on two workers, never overwrite each other.

@@ -14,7 +14,7 @@ bootstrap (:mod:`leaderboard.core.uncertainty`), and writes them into the result
     }
 
 * ``method``: how the intervals were computed.  A track whose figure needs more than the
-  percentile interval names its version in brackets (Evalita's CPS:
+  percentile interval names its version in brackets (the default track's CPS:
   its ``cps_intervals.METHOD_VERSION``); a block without one (written
   before 2026-11-28) holds percentile intervals and raw draws of the mean CPS, which the app
   no longer pairs with the new ones (their keys differ) — ``python -m backend rescore`` rewrites it.
@@ -24,8 +24,8 @@ bootstrap (:mod:`leaderboard.core.uncertainty`), and writes them into the result
   ``settings/<setting>/sets/<set>/<metric>``) or, for a figure derived at read time, where it
   would sit (``tasks/<task>/cps``, ``mean_cps``).  A figure without an entry has no interval
   (shown as "—"), never a made-up one.
-* ``draws``: the resampled values of the figures the app compares runs on (the Evalita mean
-  CPS, for tiers; reflected, with its tie-aware twin), as base64 of little-endian float32 (4 bytes × ``n_resamples``: about 5 KB);
+* ``draws``: the resampled values of the figures the app compares runs on (the default
+  track's mean CPS, for tiers; reflected, with its tie-aware twin), as base64 of little-endian float32 (4 bytes × ``n_resamples``: about 5 KB);
   ``key`` identifies the resamples (equal keys: the same resamples of the same items, so two
   runs' draws are paired and their difference is the resampled difference).
 

@@ -9,7 +9,7 @@ track; so does the choice of interval for a non-smooth figure (a maximum over pr
 The resampling
 --------------
 * **Items, not datasets, and the same items for every prompt.**  One resample draws ``n``
-  items with replacement (each part of a stratified task — Evalita NER's domains — within
+  items with replacement (each part of a stratified task — a NER task's text domains — within
   itself, so the parts keep their sizes and their size weights); every prompt of the task is
   scored on those same items, so anything derived from several prompts stays paired.
 * **Clusters are drawn whole.**  Items that share a cluster (the questions of one book,

@@ -20,7 +20,7 @@ import pyarrow as pa
 from eval_queue.errors import MalformedFileError, NotFoundError, StorageError
 from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import is_results_file
+from eval_queue.storage.paths import results_files
 from eval_queue.tracks import TrackRegistry, track_registry
 from leaderboard.core.contents import rows_of, track_contents
 from leaderboard.core.contents_io import parse_results
@@ -169,7 +169,7 @@ def export_store(
     """Write every run of ``results`` as EEE files under ``out_dir`` (``data/…``), then validate them."""
     registry = registry or track_registry()
     report = EeeExport()
-    versions = {p: v for p, v in results.versions().items() if is_results_file(p)}
+    versions = results_files(results)
     for path in sorted(versions):
         try:
             parsed = parse_results(results.read(path, max_bytes=RESULTS_LIMITS.max_bytes), path, registry)

@@ -14,7 +14,7 @@ import yaml
 from eval_queue.errors import EvalitaError, MalformedFileError, NotFoundError
 from eval_queue.safe_json import RESULTS_LIMITS
 from eval_queue.storage.base import Storage
-from eval_queue.storage.paths import is_results_file
+from eval_queue.storage.paths import results_files
 from eval_queue.tracks import TrackRegistry, track_registry
 from eval_queue.vocabulary import RunRef
 from leaderboard.core.contents_io import parse_results
@@ -84,7 +84,7 @@ def comparable_runs(
     """
     by_track: dict[str, list[HubRun]] = {}
     problems: list[MalformedFileError] = []
-    for path in sorted(p for p in results.list(f"{model_id}/") if is_results_file(p)):
+    for path in results_files(results, f"{model_id}/"):
         try:
             parsed = parse_results(results.read(path, max_bytes=RESULTS_LIMITS.max_bytes), path, registry)
         except NotFoundError:

@@ -33,8 +33,8 @@ CSS = """
 
 HEADER = (
     "# Evalita-LLM Leaderboard\n"
-    "Large Language Models on **native Italian** tasks — ten tasks from the Evalita campaigns, several prompts "
-    "each, ranked by the average **Combined Performance Score** (CPS, 0–100).  See *About* for the metrics."
+    "Large Language Models on **native Italian** tasks — the ten tasks of the Evalita-LLM benchmark, several "
+    "prompts each, ranked by the average **Combined Performance Score** (CPS, 0–100).  See *About* for the metrics."
 )
 
 

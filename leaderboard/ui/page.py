@@ -13,8 +13,8 @@ the browser already shows, so an unchanged table or plot is never sent again.  P
 API callers (``gradio_client``) never load the page and always get every value.
 
 Other tracks add a tab by writing one module with a ``Tab`` and registering it in
-:func:`leaderboard.ui.registry.default_registry`; they add a ``Panel`` to the Evalita task or
-model page the same way, without that page importing them.
+:func:`leaderboard.ui.registry.default_registry`; they add a ``Panel`` to another track's task
+or model page the same way, without that page importing them.
 """
 
 from __future__ import annotations
@@ -24,11 +24,19 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 import gradio as gr
 
-from leaderboard.state import DEFAULT_TAB, Notice, PageState, UrlField, notices_markdown
+from leaderboard.state import (
+    DEFAULT_TAB,
+    Notice,
+    PageState,
+    UrlField,
+    notices_markdown,
+    registered_url_fields,
+)
 from leaderboard.ui.common import ERROR_TEXT, fingerprint, to_update
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.tab import Api, Component, Tab, TabParts
@@ -108,11 +116,15 @@ class Page:
         self.ctx = ctx
         self.tabs: dict[str, Tab] = {tab.id: tab for tab in tabs}
         self.parts: dict[str, TabParts] = {}
+        #: The link fields its tabs own (a field several tabs declare: the first declaration).
         self.url_fields: dict[str, UrlField] = {}
         for tab in tabs:
-            self.url_fields.update(tab.url_fields)
+            for name, url_field in tab.url_fields.items():
+                self.url_fields.setdefault(name, url_field)
+        #: The state of a plain address on this page.
+        self.blank = PageState(fields=MappingProxyType({**registered_url_fields(), **self.url_fields}))
         # Each visitor gets a deep copy of this pristine session (see Session.__deepcopy__).
-        self.session = gr.State(Session())
+        self.session = gr.State(Session(self.blank))
         self.address = gr.Textbox(visible=False, elem_id="page-address")
         self.api_trigger = gr.Button(visible=False)
         self.status = gr.Markdown(elem_id="status", render=False)
@@ -191,7 +203,7 @@ class Page:
         inputs = {name: self._api_input(tab, name) for name in api.fields}
 
         def endpoint(**values: object) -> tuple:
-            state = replace(PageState(), tab=tab.id)
+            state = replace(self.blank, tab=tab.id)
             for name, value in values.items():
                 state = state.with_value(name, value)
             rendered = tab.render(self.ctx, state).values
@@ -212,7 +224,7 @@ class Page:
         for parts in owners:
             if name in parts.controls:
                 return parts.controls[name]
-        default = PageState().get(name)
+        default = self.blank.get(name)
         if isinstance(default, int) and not isinstance(default, bool):
             return gr.Number(value=default, precision=0, visible=False, label=name)
         return gr.Textbox(value=str(default or ""), visible=False, label=name)

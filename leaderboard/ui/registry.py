@@ -3,7 +3,7 @@
 A track's tabs, the panels it adds to other tracks' pages and its About section are named in
 its :class:`~eval_queue.tracks.TrackSpec` (``tabs``, ``panels``, ``about``) and imported here
 when the page is built: nothing in the UI names a track.  A tab whose id a panel names (the
-Evalita ``task`` and ``model`` pages) receives the panels in its constructor (``panels=``).
+default track's ``task`` and ``model`` pages) receives the panels in its constructor (``panels=``).
 """
 
 from __future__ import annotations

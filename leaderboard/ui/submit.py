@@ -19,7 +19,7 @@ from eval_queue.identity import signin_prompt
 from eval_queue.ledger import duration_text
 from eval_queue.requests import ModelType, Precision
 from eval_queue.tracks import DEFAULT_TRACK, OptionField, TrackSpec, track_registry
-from eval_queue.vocabulary import RUN_SETTINGS
+from eval_queue.vocabulary import fewshot_label
 from leaderboard.state import PageState
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
@@ -76,9 +76,11 @@ class SubmitTab(Tab):
                 label="Precision",
                 elem_id="submit-precision",
             )
+            # Every setting a track runs (each request is checked against its own track's spec).
+            shots = sorted({k for spec in specs for k in spec.fewshot})
             fewshot = gr.CheckboxGroup(
-                [(s.label, s.value) for s in RUN_SETTINGS],
-                value=[s.value for s in RUN_SETTINGS],
+                [(fewshot_label(k), str(k)) for k in shots],
+                value=[str(k) for k in track_registry().spec(DEFAULT_TRACK).fewshot],
                 label="Setting(s)",
                 visible=track_registry().spec(DEFAULT_TRACK).has_fewshot,
                 elem_id="submit-fewshot",

@@ -4,8 +4,8 @@ A tab subclasses :class:`Tab`: ``build(page)`` lays out its components inside it
 returns them as :class:`TabParts` — *controls* keyed by the :class:`~leaderboard.state.PageState`
 field each sets, *outputs* keyed by name — and ``render(ctx, state)`` returns a :class:`Rendered`
 whose values are keyed by those output names (view values: see :mod:`leaderboard.ui.common`).
-A :class:`Panel` is a block another track contributes to a page it does not own (the Evalita
-task or model page).  :class:`leaderboard.ui.page.Page` wires both by name; a tab registers in
+A :class:`Panel` is a block another track contributes to a page it does not own (the default
+track's task or model page).  :class:`leaderboard.ui.page.Page` wires both by name; a tab registers in
 :mod:`leaderboard.ui.registry`.
 """
 

@@ -17,7 +17,7 @@ import pytest
 from rouge_score import rouge_scorer, tokenize
 
 from backend.tracks.evalita.offline_rouge import ROUGE_CACHE_NAME, ROUGE_SCRIPT, install_offline_rouge
-from backend.tracks.evalita.offline_rouge.italian import ItalianTokenizer
+from leaderboard.tracks.evalita.specified import ItalianTokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -137,7 +137,7 @@ def test_default_tokenizer_drops_accented_letters_as_upstream_does() -> None:
     assert direct(*PAIRS[4])["rouge1"] == 1.0
 
 
-def test_italian_tokenizer_is_opt_in_and_keeps_accents() -> None:
+def test_the_as_specified_italian_tokenizer_keeps_accents() -> None:
     tokens = ItalianTokenizer().tokenize("La città è più bella, dell'UNIVERSITÀ perché_sì!")
     assert tokens == ["la", "città", "è", "più", "bella", "dell", "università", "perché", "sì"]
     scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=ItalianTokenizer())

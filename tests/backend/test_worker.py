@@ -24,6 +24,7 @@ from backend.worker import run_once
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, Status, isoformat, utc_now
+from eval_queue.retry import StoreRetry
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.tracks import TRACKS, TrackRegistry, track_registry, track_spec
@@ -617,3 +618,81 @@ def test_a_request_for_tasks_this_worker_does_not_run_is_refused() -> None:
 
     with pytest.raises(TaskSelectionError, match="this worker runs only wic, sa; the request asks for te"):
         selected_tasks(["te"], ("wic", "sa"))
+
+
+def test_a_store_that_refuses_the_start_hands_the_request_back_and_logs_it_as_such(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def outage(*args: object, **kwargs: object) -> None:
+        raise StorageError("hub: HTTP 502")
+
+    monkeypatch.setattr(RequestQueue, "start", outage)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("backend.worker").addHandler(handler)
+    config = replace(_config(), store_retry=StoreRetry(attempts=2, sleep=lambda s: None))
+    try:
+        outcome = run_once(stores, queue, config, lambda r, c, x: _evaluation(r))
+    finally:
+        logging.getLogger("backend.worker").removeHandler(handler)
+
+    assert outcome is Outcome.STORE_UNAVAILABLE
+    assert queue.get(request_.request_id).status is Status.PENDING
+    messages = [r.getMessage() for r in records]
+    assert f"{request_.request_id}: handed back to PENDING, not counted as an attempt" in messages
+
+
+def test_an_untagged_runner_error_fails_at_the_harness_stage(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest
+) -> None:
+    def broken(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+        raise RuntimeError("CUDA out of memory")
+
+    assert run_once(stores, queue, _config(), broken) is Outcome.FAILED
+    error = queue.get(request_.request_id).error or ""
+    assert error.splitlines()[0].startswith("running the harness failed: RuntimeError: CUDA out of memory")
+
+
+@pytest.mark.parametrize("secret", ["hf_" + "LibraryTok3n1234", "plain-Secret-Value-77"])
+def test_a_library_caller_with_its_own_log_handler_never_sees_the_environments_token(
+    stores: Stores, queue: RequestQueue, request_: EvalRequest, monkeypatch: pytest.MonkeyPatch, secret: str
+) -> None:
+    # A program of its own: no entry point ran, so nothing installed the entry points' redaction.
+    monkeypatch.setenv("HF_TOKEN", secret)
+    captured: list[str] = []
+    handler = logging.Handler(level=logging.DEBUG)
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+    handler.emit = lambda record: captured.append(handler.format(record))  # type: ignore[method-assign]
+    root = logging.getLogger()
+    root.addHandler(handler)
+    factory = logging.getLogRecordFactory()
+
+    def leaky(request: EvalRequest, config: WorkerConfig, context: RunContext) -> Evaluation:
+        LOG.warning("calling the hub with token %s", secret)
+        raise RuntimeError(f"401 Unauthorized for token {secret}")
+
+    try:
+        outcome = run_once(stores, queue, _config(), leaky)
+    finally:
+        root.removeHandler(handler)
+
+    assert outcome is Outcome.FAILED
+    text = "\n".join(captured)
+    assert "failed" in text and "401 Unauthorized for token ***" in text  # the failure was logged, masked
+    assert "Traceback" in text  # with its traceback, masked too
+    assert secret not in text
+    assert secret not in (queue.get(request_.request_id).error or "")  # a queue given no secrets
+    assert logging.getLogRecordFactory() is factory  # the caller's logging is as it was
+
+
+def test_both_command_lines_refuse_a_generation_cap_without_a_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from backend.tracks.judge.__main__ import main as judge_main
+
+    monkeypatch.setenv("EVALITA_DATA_DIR", str(tmp_path))
+    assert backend_main(["--once", "--max-gen-toks", "4"]) == ExitCode.USAGE
+    assert judge_main(["some/judge", "--max-gen-toks", "4"]) == 2
+    assert "--max-gen-toks is for smoke tests: use it together with --limit" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # refused before any store was opened

@@ -12,13 +12,13 @@ import pytest
 from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Storage, Stores
-from eval_queue.vocabulary import Aggregate, Setting
 from leaderboard.core.contents import CONTENTS_PATH
 from leaderboard.core.contents_io import rebuild
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
 from leaderboard.tracks.evalita.app.views.ranking import ranking_view
 from leaderboard.tracks.evalita.metric_sets import MetricSet
+from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
 from leaderboard.ui.context import AppContext
 from tests.contents.store import BROKEN_FILE, evalita_file, write_every_track
 

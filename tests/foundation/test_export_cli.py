@@ -81,7 +81,7 @@ def test_export_prompts_csv_for_one_setting(data_dir: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(("--fewshot", "3"), "invalid choice: 3"), (("--format", "xml"), "invalid choice: 'xml'"), ((), "")],
+    [(("--format", "xml"), "invalid choice: 'xml'"), ((), "")],
 )
 def test_export_rejects_bad_arguments(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     if not args:  # no sub-command at all
@@ -93,6 +93,12 @@ def test_export_rejects_bad_arguments(tmp_path: Path, args: tuple[str, ...], mes
     assert done.returncode == 2
     assert done.stdout == ""
     assert "usage:" in done.stderr and message in done.stderr
+
+
+def test_export_refuses_a_fewshot_setting_the_track_does_not_run(tmp_path: Path) -> None:
+    done = _export(tmp_path, "--fewshot", "3")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--fewshot 3: num_fewshot must be one of [0, 5], got 3" in done.stderr
 
 
 def test_export_of_an_empty_store_prints_no_rows_and_says_why(tmp_path: Path) -> None:

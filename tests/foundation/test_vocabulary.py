@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from eval_queue import requests, vocabulary
-from eval_queue.vocabulary import (
+from eval_queue.tracks import track_spec
+from eval_queue.vocabulary import SHORT_REVISION_LEN, RunRef, short_revision
+from leaderboard.tracks.evalita import definition as suite
+from leaderboard.tracks.evalita import vocabulary as evalita_vocabulary
+from leaderboard.tracks.evalita.vocabulary import (
     FEWSHOT_SETTINGS,
     MODEL_AGGREGATES,
     PROMPT_AGGREGATES,
     RANKING_AGGREGATES,
     RUN_SETTINGS,
-    SHORT_REVISION_LEN,
     Aggregate,
-    RunRef,
     Setting,
-    short_revision,
 )
-from leaderboard.tracks.evalita import definition as suite
 
 
 def test_short_revision_keeps_twelve_characters_of_a_sha() -> None:
@@ -53,8 +52,17 @@ def test_a_few_shot_count_the_leaderboard_does_not_run_is_refused_with_the_valid
         Setting.of_fewshot(3)
 
 
-def test_the_few_shot_settings_are_defined_once() -> None:
-    assert suite.FEWSHOT_SETTINGS is vocabulary.FEWSHOT_SETTINGS is requests.FEWSHOT_SETTINGS
+def test_the_few_shot_settings_are_defined_once_by_the_track_and_its_spec_carries_them() -> None:
+    assert suite.FEWSHOT_SETTINGS is evalita_vocabulary.FEWSHOT_SETTINGS is track_spec("evalita").fewshot
+
+
+def test_a_request_or_results_file_may_only_ask_for_a_setting_its_track_runs() -> None:
+    evalita, judge = track_spec("evalita"), track_spec("judge")
+    assert evalita.check_fewshot(5) == 5 and judge.check_fewshot(0) == 0
+    with pytest.raises(ValueError, match=r"num_fewshot must be one of \[0, 5\], got 3"):
+        evalita.check_fewshot(3)
+    with pytest.raises(ValueError, match="the judge track has no few-shot setting"):
+        judge.check_fewshot(5)
 
 
 def test_aggregate_labels_are_distinct_and_the_column_sets_are_subsets() -> None:

@@ -13,7 +13,7 @@ from scipy import stats as scipy_stats
 
 from backend.tracks.judge.convert import (
     JudgeRunError,
-    RunRecord,
+    JudgeRunSetup,
     answers_from_samples,
     check_harness_agreement,
     detail_lines,
@@ -100,7 +100,7 @@ def _meta_file(
     """A judge's results on the 5-item set labelled ``data``, run with ``protocol`` (paper: comparable
     on a hub or local set, its worker holding pins equal to ``EXAMPLES`` and the set unless ``pins``)."""
     answers = answers_from_samples(_samples(judge))
-    record = RunRecord(
+    record = JudgeRunSetup(
         protocol=protocol,
         few_shot=examples if protocol is JudgeProtocol.PAPER else None,
         annotated=AnnotatedSetInfo(name=data, sha256=set_key(data), items=len(HUMAN)),

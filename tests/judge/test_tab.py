@@ -88,7 +88,7 @@ def test_the_judges_table_shows_table_1_figures_and_hides_sample_runs_by_default
 
 def test_a_judge_with_no_parsed_answer_shows_not_enough_data_never_a_number(ctx: AppContext) -> None:
     extra = ((CRITERION_FIELD, Criterion.FLUENCY.value), (SET_FIELD, set_key("sample")))
-    state = PageState(tab="judges", all_runs=True, extra=extra)
+    state = PageState(tab="judges", extra=extra).with_values(all_runs=True)
 
     values = JudgesTab().render(ctx, state).values
 
@@ -115,7 +115,7 @@ def test_the_set_selector_lists_each_annotated_set_and_shows_one_at_a_time(ctx: 
     assert list(values["table"].frame["judge"]) == ["org/elsewhere"]
     assert list(values["heatmap"].data[0].x) == ["org/elsewhere"]
 
-    everything = JudgesTab().render(ctx, PageState(tab="judges", all_runs=True)).values
+    everything = JudgesTab().render(ctx, PageState(tab="judges").with_values(all_runs=True)).values
     # The comparable runs first, then (ranked apart) the project-protocol one.
     assert list(everything["table"].frame["judge"]) == ["org/good", "org/poor", "org/plain"]
     assert list(everything["table"].frame["protocol"]) == ["paper", "paper", "project"]
@@ -141,11 +141,11 @@ def test_a_link_to_an_annotated_set_is_kept_and_an_unknown_one_falls_back_with_a
     assert rendered.values[SET_FIELD].value == set_key("hub:org/set")
     [notice] = rendered.notices
     assert notice.given == "f" * 64 and "hub:org/set" in notice.used
-    assert rendered.state is not None and rendered.state.get(SET_FIELD) is None
+    assert rendered.state is not None and rendered.state.get(SET_FIELD) == ""  # unset: the default
 
 
 def test_the_sum_page_shows_each_judges_criterion_means_beside_rouge(ctx: AppContext) -> None:
-    values = TaskJudgePanel().render(ctx, PageState(tab="task", task="sum"))
+    values = TaskJudgePanel().render(ctx, PageState(tab="task").with_values(task="sum"))
 
     assert values["box"]["visible"] is True
     frame = values["table"].frame
@@ -154,13 +154,13 @@ def test_the_sum_page_shows_each_judges_criterion_means_beside_rouge(ctx: AppCon
     assert row["ROUGE-1 p1"] == 20.0
     # p1: 4 and 2 → 3.0; p2: unparsed and 5 → 5.0; pooled: (4 + 2 + 5) / 3
     assert row["coherence"] == pytest.approx(3.67, abs=0.01) and row["unparsed"] == 0.25
-    other = TaskJudgePanel().render(ctx, PageState(tab="task", task="te"))
+    other = TaskJudgePanel().render(ctx, PageState(tab="task").with_values(task="te"))
     assert other["box"]["visible"] is False
 
 
 def test_the_model_page_shows_the_models_five_criterion_means(ctx: AppContext) -> None:
     key = RunRef("org/model", "a" * 40, "bfloat16").key
-    values = ModelJudgePanel().render(ctx, PageState(tab="model", model=key))
+    values = ModelJudgePanel().render(ctx, PageState(tab="model").with_values(model=key))
 
     frame = values["table"].frame
     assert list(frame["task"]) == ["SUM"] and list(frame["judge"]) == ["org/judge@cccccccccccc"]

@@ -122,9 +122,9 @@ def test_the_contents_row_and_the_eee_record_carry_the_same_figures(tmp_path: Pa
 
 
 def test_the_energy_plot_keeps_the_runs_measured_on_the_most_common_gpu_model_only(tmp_path: Path) -> None:
-    from eval_queue.vocabulary import Setting
     from leaderboard.tracks.evalita.app import plots
     from leaderboard.tracks.evalita.app.views.energy import WH_PER_1000, energy_points
+    from leaderboard.tracks.evalita.vocabulary import Setting
 
     store = LocalStorage(tmp_path / "results")
     a100 = MEASURED.model_copy(update={"gpu_model": "NVIDIA A100-SXM4-80GB"})

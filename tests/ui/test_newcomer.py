@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import gradio as gr
@@ -10,7 +9,7 @@ import pandas as pd
 import pytest
 
 from eval_queue.storage import LocalStorage
-from eval_queue.vocabulary import RunRef, Setting
+from eval_queue.vocabulary import RunRef
 from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, views
@@ -18,6 +17,7 @@ from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.tab.ranking import caption
 from leaderboard.tracks.evalita.definition import TASKS
 from leaderboard.tracks.evalita.schema import PromptScore
+from leaderboard.tracks.evalita.vocabulary import Setting
 from leaderboard.ui.common import Table, table_update
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, _results, write_results
 
@@ -190,5 +190,5 @@ def test_the_ranking_is_computed_once_per_setting(tmp_path: Path, monkeypatch: p
 
 
 def test_url_state_keeps_the_setting_typed() -> None:
-    state = replace(PageState(), setting=Setting.BOTH)
+    state = PageState().with_values(setting=Setting.BOTH)
     assert state.to_query() == "setting=both" and state.control_value("setting") == "both"

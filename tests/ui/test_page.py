@@ -16,12 +16,12 @@ import pytest
 from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
-from eval_queue.vocabulary import Setting
 from leaderboard.state import PageState, UrlField
 from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.app.tab import task as task_tab
 from leaderboard.tracks.evalita.app.tab.ranking import RankingTab, open_clicked_run
 from leaderboard.tracks.evalita.app.tab.task import TaskTab
+from leaderboard.tracks.evalita.vocabulary import Setting
 from leaderboard.ui import layout, registry
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page, Session
@@ -59,7 +59,7 @@ class CountPanel(Panel):
         return {"line": gr.Markdown(elem_id="counter-line")}
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
-        return {"line": f"rubric scores for {state.task}"}
+        return {"line": f"rubric scores for {state.get('task')}"}
 
 
 @pytest.fixture
@@ -134,7 +134,7 @@ def test_a_tab_is_added_by_registering_one_module_and_the_others_are_untouched(c
 
 def test_an_unknown_value_of_a_tabs_own_link_field_falls_back_with_a_notice() -> None:
     state, notices = PageState.from_query({"flavour": "<b>hot</b>"}, extra_fields=FlavourTab.url_fields)
-    assert state.get("flavour") is None
+    assert state.get("flavour") == "plain"  # the default the notice names
     assert [(n.field, n.given, n.used) for n in notices] == [("flavour", "<b>hot</b>", "plain")]
 
 
@@ -142,7 +142,7 @@ def test_another_track_adds_a_panel_to_the_task_page_without_the_task_tab_import
     ctx: AppContext,
 ) -> None:
     _, built = _page(ctx, [RankingTab(), TaskTab([CountPanel()])])
-    updates = built.show(_browser(), replace(PageState(), tab="task", task="sum"))
+    updates = built.show(_browser(), replace(PageState().with_values(task="sum"), tab="task"))
     assert updates[built.parts["task"].outputs["counter.line"]] == "rubric scores for sum"
     source = inspect.getsource(task_tab)
     assert "CountPanel" not in source and "judge" not in source
@@ -155,13 +155,13 @@ def test_a_value_the_browser_already_shows_is_not_sent_again(ctx: AppContext) ->
     assert {"table", "caption", "csv"} <= _sent(first, built, "ranking")
     again = built.show(session, PageState())
     assert set(again) == {built.session}  # nothing new: only the server-side session is kept
-    five = built.show(session, replace(PageState(), setting=Setting.FIVE))
+    five = built.show(session, PageState().with_values(setting=Setting.FIVE))
     assert "table" in _sent(five, built, "ranking") and "banner" not in _sent(five, built, "ranking")
     # Another tab is computed only when it is shown, and its unchanged parts are not re-sent later.
     assert not _sent(first, built, "task")
     task = built.show(session, replace(PageState(), tab="task"))
     assert {"models", "prompts", "heatmap"} <= _sent(task, built, "task")
-    back = built.show(session, replace(PageState(), tab="ranking", setting=Setting.FIVE))
+    back = built.show(session, replace(PageState().with_values(setting=Setting.FIVE), tab="ranking"))
     assert not _sent(back, built, "ranking")
 
 
@@ -179,7 +179,7 @@ def test_a_clicked_row_is_resolved_by_its_hidden_key_not_by_its_cells() -> None:
     # only the last one, the hidden key, names the run.
     evt = SimpleNamespace(row_value=[1, '<a href="x">paper-dev/LLM-5</a>', 45.57, key])
     state = open_clicked_run(PageState(), evt)  # type: ignore[arg-type]
-    assert (state.tab, state.model) == ("model", key)
+    assert (state.tab, state.get("model")) == ("model", key)
     assert open_clicked_run(PageState(), SimpleNamespace(row_value=[])) == PageState()  # type: ignore[arg-type]
 
 

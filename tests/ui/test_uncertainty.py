@@ -17,12 +17,13 @@ import pandas as pd
 import pytest
 
 from eval_queue.settings import Settings
-from eval_queue.vocabulary import Aggregate, RunRef, Setting
+from eval_queue.vocabulary import RunRef
 from leaderboard.__main__ import main as leaderboard_main
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import tables, views
 from leaderboard.tracks.evalita.app.tab.compare import A_FIELD, B_FIELD, CompareTab, compare_state
 from leaderboard.tracks.evalita.app.views.task import prompt_interval_column
+from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
 from leaderboard.ui.context import AppContext
 from tests.paper_tables import write_paper_store
 from tests.support.synthetic.results import synthetic_model, write_synthetic_results
@@ -144,7 +145,7 @@ def test_export_carries_tiers_and_intervals_and_leaves_them_empty_without_data(d
 
 def test_a_vs_b_gives_a_verdict_per_task_the_mean_and_the_items_that_differ(ctx, board):
     tab = CompareTab()
-    state = replace(compare_state(PageState(), _ref(0).key, _ref(1).key), task="te")
+    state = compare_state(PageState(), _ref(0).key, _ref(1).key).with_values(task="te")
     rendered = tab.render(ctx, state)
     verdict = str(rendered.values["verdict"])
     assert "better on" in verdict and "no difference on" in verdict
@@ -193,7 +194,7 @@ def test_an_unknown_run_in_a_compare_link_falls_back_to_the_best_with_a_notice(c
 def test_a_vs_b_from_the_ranking_takes_the_first_two_rows_shown(ctx, board):
     from leaderboard.tracks.evalita.app.tab.ranking import compare_first_two
 
-    state = replace(PageState(), search="bench-org", sort="model")
+    state = PageState().with_values(search="bench-org", sort="model")
     opened = compare_first_two(ctx, state)
     assert opened.tab == "compare"
     assert (opened.get(A_FIELD), opened.get(B_FIELD)) == (_ref(0).key, _ref(1).key)
@@ -207,7 +208,7 @@ def test_a_vs_b_from_a_model_page_compares_it_with_the_next_run_in_the_ranking(c
     first, second, last = (RunRef.parse(order[i]) for i in (0, 1, -1))
     assert neighbour(board, first, 0) == second  # the next one down
     assert neighbour(board, last, 0) == RunRef.parse(order[-2])  # the last: the one above
-    opened = _compare_with(ctx, replace(PageState(), tab="model", model=first.key))
+    opened = _compare_with(ctx, replace(PageState().with_values(model=first.key), tab="model"))
     assert (opened.tab, opened.get(A_FIELD), opened.get(B_FIELD)) == ("compare", first.key, second.key)
 
 

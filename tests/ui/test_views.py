@@ -13,12 +13,13 @@ from eval_queue.errors import MalformedFileError
 from eval_queue.queue import QueueListing
 from eval_queue.requests import EvalRequest, Status
 from eval_queue.storage import LocalStorage
-from eval_queue.vocabulary import Aggregate, RunRef, Setting
+from eval_queue.vocabulary import RunRef
 from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, tables, views
 from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS
+from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
 from leaderboard.ui.common import HtmlTable
 from tests.paper_tables import write_paper_store
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
@@ -161,8 +162,7 @@ def test_user_text_is_inert_in_markdown_and_html() -> None:
 
 
 def test_page_state_round_trips_and_ignores_junk() -> None:
-    state = PageState(
-        tab="plots",
+    state = PageState(tab="plots").with_values(
         setting=Setting.BOTH,
         shots=Setting.FIVE,
         models=("a/b|main|bfloat16", "c/d|x|float16"),
@@ -177,7 +177,12 @@ def test_page_state_round_trips_and_ignores_junk() -> None:
     junk, notices = PageState.from_query(
         {"tab": "<script>", "setting": "7", "columns": "evil", "models": ",".join("abcdefgh")}, tabs=TABS
     )
-    assert (junk.tab, junk.setting, junk.columns, len(junk.models)) == ("ranking", "0", ("cps",), 6)
+    assert (junk.tab, junk.get("setting"), junk.get("columns"), len(junk.get("models"))) == (
+        "ranking",
+        "0",
+        ("cps",),
+        6,
+    )
     assert [n.field for n in notices] == ["tab", "setting", "columns"]
 
 

@@ -136,3 +136,11 @@ def test_a_file_announcing_a_huge_decoded_size_is_refused_unread(good, monkeypat
     monkeypatch.setattr(items_module, "MAX_DECODED_BYTES", 1000)
     with pytest.raises(MalformedFileError, match="decoded bytes"):
         items_from_parquet(good)
+
+
+def test_an_unknown_metric_kind_is_refused_with_the_shared_did_you_mean() -> None:
+    from leaderboard.core.metric_kinds import GENERIC_KINDS, UnknownMetricKindError
+
+    with pytest.raises(UnknownMetricKindError) as refused:
+        GENERIC_KINDS.get("f1_macor")
+    assert "Unknown metric kind 'f1_macor'. Did you mean f1_macro? Valid: " in str(refused.value)

@@ -22,7 +22,6 @@ from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.contamination.convert import contamination_body
 from backend.tracks.contamination.data import ContaminationData, prepare_contamination, read_sets
-from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
 from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.tracks.contamination.definition import DEFAULT_CODEC, DEFAULT_ORDER, CodecDesign, OrderDesign
@@ -138,8 +137,5 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             order=order,
             on_progress=context.progress.beat,
         )
-    except EvalitaError as exc:
-        stage = "preparing the data" if isinstance(exc, DataSourceError) else "running the harness"
-        raise StageError(stage, exc) from exc
-    except Exception as exc:  # lm-eval and torch raise their own types: the FAILED reason names them
-        raise StageError("running the harness", exc) from exc
+    except DataSourceError as exc:  # anything else is the worker's "running the harness" failure
+        raise StageError("preparing the data", exc) from exc

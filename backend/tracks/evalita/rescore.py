@@ -67,7 +67,7 @@ from eval_queue.requests import isoformat, utc_now
 from eval_queue.safe_json import DETAILS_FILE_MAX_BYTES, RESULTS_LIMITS, load_object
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from eval_queue.storage.paths import is_results_file
+from eval_queue.storage.paths import is_results_file, results_files
 from leaderboard.core.items import ITEMS_FILE_NAME, RunItems, items_from_parquet
 from leaderboard.core.migrations import track_of, upgrade
 from leaderboard.core.numbers import percent
@@ -520,7 +520,7 @@ def rescore(
 
 def all_results_paths(stores: Stores) -> list[str]:
     """Every results file of the store (of any track: the others are named and skipped)."""
-    return [path for path in stores.results.list() if is_results_file(path)]
+    return list(results_files(stores.results))
 
 
 # --------------------------------------------------------------------------- the report

@@ -253,15 +253,13 @@ def _run_harness(
         raise StageError("importing the harness (install requirements-backend.txt)", exc) from exc
 
     model = runner.ModelRef(request.model, request.revision, request.precision.value)
-    try:
-        return runner.run_harness(
-            model,
-            harness_names,
-            request.num_fewshot,
-            config.harness,
-            task_manager_kwargs=task_manager_kwargs,
-            on_progress=context.progress.beat,
-            recipe_include=include,
-        )
-    except Exception as exc:
-        raise StageError("running the harness", exc) from exc
+    # What it raises is the worker's "running the harness" failure (backend.worker tags it).
+    return runner.run_harness(
+        model,
+        harness_names,
+        request.num_fewshot,
+        config.harness,
+        task_manager_kwargs=task_manager_kwargs,
+        on_progress=context.progress.beat,
+        recipe_include=include,
+    )

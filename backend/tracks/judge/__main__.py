@@ -94,8 +94,6 @@ def main(argv: Sequence[str]) -> int:
     if args.data_dir is not None:  # an explicit local store, even where hub repos are configured
         settings = replace(settings, data_dir=args.data_dir, requests_repo=None, results_repo=None)
     try:
-        if args.max_gen_toks is not None and args.limit is None:
-            raise EvalitaError("--max-gen-toks is for smoke tests: use it together with --limit")
         options = RunOptions.from_args(args)
         job = JudgeJob(
             judge=ModelRef(args.model, args.revision, args.precision),

@@ -51,8 +51,9 @@ def rubric_version(protocol: JudgeProtocol) -> str:
 
 
 @dataclass(frozen=True)
-class RunRecord:
-    """What a judge run records beside its figures: protocol, examples file, decoding, annotated set."""
+class JudgeRunSetup:
+    """How a judge run was set up, as its results record it beside the figures: protocol, examples
+    file, decoding, annotated set, the paper pins."""
 
     protocol: JudgeProtocol = JudgeProtocol.PROJECT
     few_shot: FewShotInfo | None = None
@@ -158,7 +159,7 @@ def detail_lines(answers: Iterable[JudgedAnswer]) -> dict[Criterion, bytes]:
     return {c: ("\n".join(rows) + "\n").encode() for c, rows in lines.items()}
 
 
-def meta_body(answers: Sequence[JudgedAnswer], record: RunRecord | None = None) -> MetaBody:
+def meta_body(answers: Sequence[JudgedAnswer], setup: JudgeRunSetup | None = None) -> MetaBody:
     """The judges-leaderboard body: Table 1 figures per criterion and overall, and the item scores."""
     annotated = [(a, a.human) for a in answers if a.human is not None]
     if len(annotated) != len(answers):
@@ -167,11 +168,11 @@ def meta_body(answers: Sequence[JudgedAnswer], record: RunRecord | None = None) 
     evaluation = meta_evaluation(
         JudgedScore(a.item, a.criterion, human, a.answer.score) for a, human in annotated
     )
-    record = record or RunRecord()
+    setup = setup or JudgeRunSetup()
     return MetaBody(
-        **record.fields,
-        annotated=record.annotated,
-        paper_pins=record.paper_pins,
+        **setup.fields,
+        annotated=setup.annotated,
+        paper_pins=setup.paper_pins,
         criteria={c: StatBlock.from_agreement(agg) for c, agg in evaluation.criteria.items()},
         overall=StatBlock.from_agreement(evaluation.overall),
         items=[
@@ -195,7 +196,7 @@ def mean_block(scores: Sequence[int | None]) -> MeanBlock:
 
 
 def generations_body(
-    answers: Sequence[JudgedAnswer], target: JudgedRun, record: RunRecord | None = None
+    answers: Sequence[JudgedAnswer], target: JudgedRun, setup: JudgeRunSetup | None = None
 ) -> GenerationsBody:
     """The judged-generations body: means per criterion (pooled and per prompt) and every item."""
     items = []
@@ -219,7 +220,7 @@ def generations_body(
     criteria = [c for c in CRITERIA if any(i.criterion is c for i in items)]
     prompts = sorted({i.prompt for i in items})
     return GenerationsBody(
-        **(record or RunRecord()).fields,
+        **(setup or JudgeRunSetup()).fields,
         target=target,
         task=tasks[0],
         criteria={c: mean_block([i.score for i in items if i.criterion is c]) for c in criteria},

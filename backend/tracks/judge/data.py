@@ -35,7 +35,7 @@ from leaderboard.tracks.judge.data import (
     FewShotSet,
     JudgeDataError,
     check_examples_cover,
-    parse_few_shot,
+    read_few_shot,
 )
 from leaderboard.tracks.judge.definition import Criterion, JudgeProtocol, harness_task_name
 from leaderboard.tracks.judge.items import JudgeUnit, generation_units, harness_row
@@ -128,15 +128,7 @@ def read_examples(path: Path, required: Sequence[Criterion] = ()) -> tuple[FewSh
 
     ``required``: the criteria that must have examples (the ``paper`` protocol's judged criteria).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise JudgeDataError(f"few-shot file {path} cannot be read: {err.strerror or err}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise JudgeDataError(f"few-shot file {path}: not UTF-8 ({err.reason} at byte {err.start})") from None
-    few_shot = parse_few_shot(text, str(path))
+    few_shot, data = read_few_shot(path)
     check_examples_cover(few_shot, required, str(path))
     return few_shot, few_shot_info(Path(path), data, few_shot)
 

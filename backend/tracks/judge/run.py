@@ -36,11 +36,11 @@ from backend.options import ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.judge import convert
 from backend.tracks.judge import data as run_data
-from backend.tracks.judge.convert import JudgeRunError, RunRecord
+from backend.tracks.judge.convert import JudgeRunError, JudgeRunSetup
 from backend.tracks.judge.generation import generation_settings, harness_generation_kwargs, load_tokenizer
 from eval_queue.requests import EvalRequest
 from eval_queue.storage.base import Stores
-from leaderboard.core.datasource import DataSource, DataSourceKind
+from leaderboard.core.datasource import DataSource, DataSourceError, DataSourceKind
 from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.judge.data import (
     ANNOTATED_FILE,
@@ -215,11 +215,11 @@ def run_judge(
     answers = convert.answers_from_samples(output.samples)
     convert.check_harness_agreement(output.results, answers)
     run = output.run.model_copy(update={"data": data_label})
-    record = RunRecord(job.protocol, shots, generation, annotated, paper_pins)
+    setup = JudgeRunSetup(job.protocol, shots, generation, annotated, paper_pins)
     body = (
-        convert.meta_body(answers, record)
+        convert.meta_body(answers, setup)
         if judged is None
-        else convert.generations_body(answers, judged, record)
+        else convert.generations_body(answers, judged, setup)
     )
     details = {judge_details_file_name(c): lines for c, lines in convert.detail_lines(answers).items()}
     parsed = sum(a.answer.parsed for a in answers)
@@ -260,12 +260,16 @@ def annotated_set_source(data: str, judge_data: str | None = None) -> DataSource
     """
     if judge_data is not None:
         return annotated_source(judge_data)
-    kind, _, rest = data.strip().partition(":")
-    match kind:
-        case "sample":
+    try:
+        worker_data = DataSource.parse(data)
+    except DataSourceError as exc:
+        raise JudgeDataError(str(exc)) from None
+    match worker_data.kind:
+        case DataSourceKind.SAMPLE:
             return annotated_source("sample")
-        case "local":
-            root = Path(rest).expanduser().resolve()
+        case DataSourceKind.LOCAL:
+            assert worker_data.root is not None  # parse resolved it, and it exists
+            root = worker_data.root
             folder = root / LOCAL_JUDGE_FOLDER
             if not (folder / ANNOTATED_FILE).is_file():
                 raise JudgeDataError(
@@ -309,10 +313,8 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
         )
     except JudgeDataError as exc:
         raise StageError("reading what to judge", exc) from exc
-    except JudgeRunError as exc:
+    except JudgeRunError as exc:  # anything else is the worker's "running the harness" failure
         raise StageError("converting the judge's answers", exc) from exc
-    except Exception as exc:  # the harness and the model: anything it raises is this stage's failure
-        raise StageError("running the harness", exc) from exc
     return evaluation
 
 

@@ -21,8 +21,8 @@ from backend.tracks import IncompleteRunError
 from leaderboard.tracks.long_context.definition import (
     CONTEXT_SETTING_SPECS,
     AnswerKind,
+    ContextHarnessTask,
     ContextSetting,
-    HarnessTask,
     KeptSide,
     Metric,
     QuestionSet,
@@ -55,7 +55,7 @@ def _count(samples: Mapping[str, Sequence[Any]], task: str) -> int:
 
 def set_scores(
     question_set: QuestionSet,
-    tasks: Sequence[HarnessTask],
+    tasks: Sequence[ContextHarnessTask],
     results: Mapping[str, Mapping[str, Any]],
     samples: Mapping[str, Sequence[Any]],
 ) -> SetScores:
@@ -79,7 +79,7 @@ def window_index(windows: Sequence[Mapping[str, Any]]) -> dict[WindowKey, Mappin
 
 def truncation_stats(
     setting: ContextSetting,
-    tasks: Sequence[HarnessTask],
+    tasks: Sequence[ContextHarnessTask],
     samples: Mapping[str, Sequence[Mapping[str, Any]]],
     windows: Mapping[WindowKey, Mapping[str, Any]],
     book_words: Mapping[str, int],
@@ -120,7 +120,7 @@ def truncation_stats(
 
 
 def settings_body(
-    tasks: Sequence[HarnessTask],
+    tasks: Sequence[ContextHarnessTask],
     results: Mapping[str, Mapping[str, Any]],
     samples: Mapping[str, Sequence[Mapping[str, Any]]],
     windows: Sequence[Mapping[str, Any]],
@@ -147,7 +147,7 @@ def _float(value: Any) -> float | None:
 
 
 def detail_record(
-    task: HarnessTask, sample: Mapping[str, Any], window: Mapping[str, Any] | None
+    task: ContextHarnessTask, sample: Mapping[str, Any], window: Mapping[str, Any] | None
 ) -> LongContextDetail:
     """One details line: the question, its references, the answer and its scores."""
     doc = sample["doc"]
@@ -174,7 +174,7 @@ def detail_record(
 
 
 def detail_records(
-    tasks: Sequence[HarnessTask],
+    tasks: Sequence[ContextHarnessTask],
     samples: Mapping[str, Sequence[Mapping[str, Any]]],
     windows: Sequence[Mapping[str, Any]],
 ) -> dict[str, list[LongContextDetail]]:

@@ -54,8 +54,8 @@ from leaderboard.tracks.long_context.definition import (
     QUESTION_SET_SPECS,
     SET_BY_ITEM_KIND,
     AnswerKind,
+    ContextHarnessTask,
     ContextSetting,
-    HarnessTask,
     QuestionSet,
     Split,
     harness_tasks,
@@ -111,7 +111,7 @@ class LongContextData:
 
     source: DataSource
     include_path: Path
-    tasks: tuple[HarnessTask, ...]
+    tasks: tuple[ContextHarnessTask, ...]
     data_files: Mapping[str, Path]  # task name → its questions file
     book_words: Mapping[str, int] = field(default_factory=dict)  # book id → words
     revision: DataRevision | None = None
@@ -317,7 +317,9 @@ def read_books(source: DataSource) -> list[Book]:
 # --------------------------------------------------------------------------- writing
 
 
-def _rows(task: HarnessTask, books: Iterable[Book], book_files: Mapping[str, Path]) -> list[dict[str, Any]]:
+def _rows(
+    task: ContextHarnessTask, books: Iterable[Book], book_files: Mapping[str, Path]
+) -> list[dict[str, Any]]:
     max_words = CONTEXT_SETTING_SPECS[task.setting].max_words
     rows = []
     for book in books:
@@ -339,7 +341,7 @@ def _rows(task: HarnessTask, books: Iterable[Book], book_files: Mapping[str, Pat
     return rows
 
 
-def _task_yaml(task: HarnessTask, data_file: Path) -> str:
+def _task_yaml(task: ContextHarnessTask, data_file: Path) -> str:
     doc = {
         "include": str(HARNESS_DIR / f"{task.base}.yaml"),
         "task": task.name,

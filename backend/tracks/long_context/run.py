@@ -27,7 +27,6 @@ from backend.config import WorkerConfig
 from backend.options import HarnessError, ModelRef, RunOptions
 from backend.tracks import Evaluation, RunContext, StageError
 from backend.tracks.long_context.data import LongContextData, prepare_long_context
-from eval_queue.errors import EvalitaError
 from eval_queue.requests import EvalRequest
 from leaderboard.core.datasource import DataSource, DataSourceError
 from leaderboard.core.schema import RunInfo
@@ -250,9 +249,6 @@ def evaluate(request: EvalRequest, config: WorkerConfig, context: RunContext) ->
             keep=config.track_options.get("long_context_keep", PAPER_KEPT_SIDE),
             on_progress=context.progress.beat,
         )
-    except EvalitaError as exc:
-        stage = "preparing the data" if isinstance(exc, DataSourceError) else "running the harness"
-        raise StageError(stage, exc) from exc
-    except Exception as exc:  # lm-eval and torch raise their own types: the FAILED reason names them
-        raise StageError("running the harness", exc) from exc
+    except DataSourceError as exc:  # anything else is the worker's "running the harness" failure
+        raise StageError("preparing the data", exc) from exc
     return evaluation.evaluation(request.variant)

@@ -21,17 +21,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from leaderboard.core.schema import ResultsEnvelope, RunInfo
+from leaderboard.core.schema import ResultsEnvelope, RunInfo, StrictModel
 from leaderboard.tracks.contamination.definition import ALPHA, TRACK
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class OrderResult(_Strict):
+class OrderResult(StrictModel):
     """The sharded order test on one set (p-values on 0–1; ``p_holm`` over the run's tested sets)."""
 
     shards: int = Field(ge=2)
@@ -51,7 +47,7 @@ class OrderResult(_Strict):
         return self.p_holm < ALPHA
 
 
-class CodecResult(_Strict):
+class CodecResult(StrictModel):
     """CoDeC on one set: the share of items whose log-likelihood drops with context, its interval."""
 
     score: float = Field(ge=0.0, le=1.0)
@@ -63,7 +59,7 @@ class CodecResult(_Strict):
     tokens: int | None = Field(default=None, ge=0)
 
 
-class SetResult(_Strict):
+class SetResult(StrictModel):
     n_items: int = Field(ge=0)
     order: OrderResult | None = None
     codec: CodecResult | None = None
@@ -117,7 +113,7 @@ class ContaminationResults(ResultsEnvelope):
         return self
 
 
-class OrderDetail(_Strict):
+class OrderDetail(StrictModel):
     """One line of ``order_<set>.jsonl``: a shard and its log-likelihoods."""
 
     shard: int
@@ -128,7 +124,7 @@ class OrderDetail(_Strict):
     permutations: list[list[int]]
 
 
-class CodecDetail(_Strict):
+class CodecDetail(StrictModel):
     """One line of ``codec_<set>.jsonl``: an item, the items put before it, both log-likelihoods."""
 
     item: int

@@ -48,7 +48,9 @@ from pydantic import field_validator
 from eval_queue.errors import EvalitaError
 from eval_queue.text import unknown_name
 from eval_queue.tracks import TrackOptions, canonical_subset, option
-from eval_queue.vocabulary import FEWSHOT_SETTINGS as FEWSHOT_SETTINGS  # the suite's settings, defined once
+from leaderboard.tracks.evalita.vocabulary import (
+    FEWSHOT_SETTINGS as FEWSHOT_SETTINGS,  # the suite's settings, defined once
+)
 
 #: The track's name in request and results files (its spec: :mod:`.spec`).
 TRACK = "evalita"
@@ -256,11 +258,6 @@ class TaskSpec:
     @cached_property
     def prompt_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.prompts)
-
-    @property
-    def harness_metric_key(self) -> str:
-        """The key under which lm-eval 0.4 reports the metric (no filter: ``,none``)."""
-        return f"{self.metric},none"
 
     def prompt(self, prompt_id: str) -> PromptSpec:
         """The prompt ``prompt_id``; raises :class:`UnknownTaskError` with a suggestion."""

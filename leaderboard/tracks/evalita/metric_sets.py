@@ -424,7 +424,7 @@ ReadDetails = Callable[[str, str], Sequence[DetailRecord]]
 
 
 @dataclass(frozen=True)
-class SetScores:
+class MetricSetScores:
     """What a set computed for a run: the tasks it scored and those it skipped, with why."""
 
     tasks: dict[str, TaskResult]
@@ -436,7 +436,7 @@ def score_run(
     task_prompts: Mapping[str, Iterable[str]],
     read: ReadDetails,
     only: Iterable[str] | None = None,
-) -> SetScores:
+) -> MetricSetScores:
     """Score every (task, prompt) of ``task_prompts`` that ``spec`` scores itself (or ``only``).
 
     A task whose details are missing or lack what the metric needs is skipped whole, with the
@@ -465,7 +465,7 @@ def score_run(
             skipped[task.id] = str(exc)
             continue
         tasks[task.id] = TaskResult(metric=metric.name, prompts=prompts)
-    return SetScores(tasks, skipped)
+    return MetricSetScores(tasks, skipped)
 
 
 def set_run_items(
@@ -548,7 +548,9 @@ def run_prompts(results: ResultsFile) -> dict[str, list[str]]:
     }
 
 
-def block_of(spec: MetricSetSpec, scores: SetScores, computed_by: str, computed_at: str) -> MetricSetBlock:
+def block_of(
+    spec: MetricSetSpec, scores: MetricSetScores, computed_by: str, computed_at: str
+) -> MetricSetBlock:
     return MetricSetBlock(
         name=spec.id.value,
         version=spec.version,

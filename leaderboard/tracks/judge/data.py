@@ -250,15 +250,24 @@ class AnnotatedSet:
 HubRows = Callable[[str, str], Iterable[Mapping[str, Any]]]
 
 
-def _read_text(path: Path, what: str) -> str:
+def _read_bytes(path: Path, what: str) -> bytes:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         raise JudgeDataError(f"{what} {path} does not exist") from None
+    except OSError as err:
+        raise JudgeDataError(f"{what} {path} cannot be read: {err.strerror or err}") from None
+
+
+def _decoded(data: bytes, path: Path, what: str) -> str:
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise JudgeDataError(f"{what} {path}: not UTF-8 ({err.reason} at byte {err.start})") from None
-    except OSError as err:
-        raise JudgeDataError(f"{what} {path} cannot be read: {err.strerror}") from None
+
+
+def _read_text(path: Path, what: str) -> str:
+    return _decoded(_read_bytes(path, what), path, what)
 
 
 def annotated_source(spec: str | DataSource) -> DataSource:
@@ -310,9 +319,16 @@ def parse_few_shot(text: str, source: str) -> FewShotSet:
     )
 
 
+def read_few_shot(path: Path | str) -> tuple[FewShotSet, bytes]:
+    """A few-shot (examples) file read once: its checked examples and the bytes read (a run
+    records their digest).  The one reader of the file (see the module docstring for its format)."""
+    data = _read_bytes(Path(path), "few-shot file")
+    return parse_few_shot(_decoded(data, Path(path), "few-shot file"), str(path)), data
+
+
 def load_few_shot(path: Path | str) -> FewShotSet:
     """Load and check a few-shot file (see the module docstring for its format)."""
-    return parse_few_shot(_read_text(Path(path), "few-shot file"), str(path))
+    return read_few_shot(path)[0]
 
 
 def check_examples_cover(examples: FewShotSet, criteria: Sequence[Criterion], source: str) -> None:
@@ -377,10 +393,7 @@ def paper_pins_of(examples: Path | str, annotated: str | DataSource) -> PaperDat
     the set (its items' digest, :func:`annotated_digest`).  A ``hub:`` set is read by the worker
     only: pin it from a ``local:`` copy, or from the ``annotated.sha256`` a hub run recorded.
     """
-    try:
-        data = Path(examples).read_bytes()
-    except OSError as err:
-        raise JudgeDataError(f"examples file {examples} cannot be read: {err.strerror or err}") from None
+    _, data = read_few_shot(examples)
     return PaperDataPins(
         examples_sha256=hashlib.sha256(data).hexdigest(),
         annotated_sha256=load_annotated_set(annotated).sha256,

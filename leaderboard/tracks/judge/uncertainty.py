@@ -147,7 +147,7 @@ def judge_figures(
 
 
 @dataclass(frozen=True)
-class JudgeStanding:
+class JudgeVsBest:
     """A judge against the best judge on one criterion: ``p_vs_best`` Holm-adjusted (``None``
     for the best itself or a judge without ρ); ``indistinguishable`` when it is above ``alpha``."""
 
@@ -162,7 +162,7 @@ def standings(
     criterion: str = OVERALL,
     config: BootstrapConfig = DEFAULT_CONFIG,
     alpha: float = DEFAULT_ALPHA,
-) -> tuple[JudgeStanding, ...]:
+) -> tuple[JudgeVsBest, ...]:
     """Every judge's figures and whether its ρ is distinguishable from the best judge's.
 
     Judges compared with the best must have judged the same items (same draws); one that did
@@ -172,11 +172,11 @@ def standings(
     return standings_of(figures, alpha)
 
 
-def standings_of(figures: Sequence[JudgeFigures], alpha: float = DEFAULT_ALPHA) -> tuple[JudgeStanding, ...]:
+def standings_of(figures: Sequence[JudgeFigures], alpha: float = DEFAULT_ALPHA) -> tuple[JudgeVsBest, ...]:
     """:func:`standings` from figures already computed (the app keeps each judge's per file)."""
     rated = [f for f in figures if f.rho is not None]
     if not rated:
-        return tuple(JudgeStanding(f, False, False, None) for f in figures)
+        return tuple(JudgeVsBest(f, False, False, None) for f in figures)
     best = max(rated, key=lambda f: f.rho)  # type: ignore[arg-type, return-value]
     others = [f for f in rated if f is not best and f.draws_key == best.draws_key]
     p = []
@@ -190,9 +190,9 @@ def standings_of(figures: Sequence[JudgeFigures], alpha: float = DEFAULT_ALPHA) 
     out = []
     for f in figures:
         if f is best:
-            out.append(JudgeStanding(f, True, True, None))
+            out.append(JudgeVsBest(f, True, True, None))
         elif f.judge in adjusted:
-            out.append(JudgeStanding(f, False, bool(adjusted[f.judge] > alpha), float(adjusted[f.judge])))
+            out.append(JudgeVsBest(f, False, bool(adjusted[f.judge] > alpha), float(adjusted[f.judge])))
         else:
-            out.append(JudgeStanding(f, False, False, None))
+            out.append(JudgeVsBest(f, False, False, None))
     return tuple(out)

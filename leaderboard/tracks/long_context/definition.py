@@ -433,7 +433,7 @@ TASK_PREFIX = "indaqa2"
 
 
 @dataclass(frozen=True)
-class HarnessTask:
+class ContextHarnessTask:
     """One lm-eval task: a question set, asked OE or MC, under one context setting."""
 
     question_set: QuestionSet
@@ -450,15 +450,18 @@ class HarnessTask:
         return f"{self.base}_{self.setting.value}"
 
 
-def harness_tasks(settings: tuple[ContextSetting, ...] | None = None) -> tuple[HarnessTask, ...]:
+def harness_tasks(settings: tuple[ContextSetting, ...] | None = None) -> tuple[ContextHarnessTask, ...]:
     """The tasks a run of ``settings`` (default all) evaluates, in setting then Table 5 order."""
     chosen = settings if settings is not None else tuple(s.id for s in CONTEXT_SETTINGS)
     return tuple(
-        HarnessTask(qs.id, kind, setting) for setting in chosen for qs in QUESTION_SETS for kind in qs.kinds
+        ContextHarnessTask(qs.id, kind, setting)
+        for setting in chosen
+        for qs in QUESTION_SETS
+        for kind in qs.kinds
     )
 
 
-def task_by_name(name: str) -> HarnessTask:
+def task_by_name(name: str) -> ContextHarnessTask:
     tasks = {t.name: t for t in harness_tasks()}
     try:
         return tasks[name]

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from eval_queue.errors import MalformedFileError
 from eval_queue.safe_json import DETAILS_LINE_LIMITS, load_object, validate
-from leaderboard.core.schema import ResultsEnvelope, RunInfo
+from leaderboard.core.schema import ResultsEnvelope, RunInfo, StrictModel
 from leaderboard.tracks.long_context.definition import (
     PAPER_KEPT_SIDE,
     QUESTION_SET_SPECS,
@@ -37,11 +37,7 @@ from leaderboard.tracks.long_context.definition import (
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SetScores(_Strict):
+class SetScores(StrictModel):
     """One question set under one setting: OE means over ``n_oe`` items, MC over ``n_mc``."""
 
     n_oe: int = Field(ge=0)
@@ -60,7 +56,7 @@ class SetScores(_Strict):
         return self
 
 
-class TruncationStats(_Strict):
+class TruncationStats(StrictModel):
     """What the model saw of the books under one setting, over all its items (OE and MC).
 
     ``words_cut``: items whose book is longer than the setting's word limit (cut by design).
@@ -84,7 +80,7 @@ class TruncationStats(_Strict):
     kept_side: KeptSide | None = None
 
 
-class SettingResult(_Strict):
+class SettingResult(StrictModel):
     sets: dict[QuestionSet, SetScores]
     truncation: TruncationStats
 

@@ -32,13 +32,15 @@ from leaderboard.core.uncertainty import (
     Interval,
     bootstrap_runs,
 )
-from leaderboard.tracks.long_context.definition import TRACK, HarnessTask, harness_tasks, metrics_for
+from leaderboard.tracks.long_context.definition import TRACK, ContextHarnessTask, harness_tasks, metrics_for
 
 #: Every kind a long-context per-item file may name.
 LONG_CONTEXT_KINDS = GENERIC_KINDS
 
 
-def long_context_task_items(task: HarnessTask, records: Sequence[Mapping[str, Any]]) -> TaskItems | None:
+def long_context_task_items(
+    task: ContextHarnessTask, records: Sequence[Mapping[str, Any]]
+) -> TaskItems | None:
     """One harness task's questions from lm-eval's sample records (``doc_id`` and each metric).
 
     ``None`` without records.  Raises ``ValueError`` on a record lacking a metric or a

@@ -18,8 +18,8 @@ tasks, with the same ``HF_MODULES_CACHE`` the harness process uses (the default 
 the genuine module is used instead; both give the same numbers (``rouge_score`` defaults,
 no stemming).
 
-``backend.tracks.evalita.offline_rouge.italian.ItalianTokenizer`` is an *opt-in* tokenizer that keeps accented
-letters; it is not used by the leaderboard's scores (see its docstring).
+The tokenizer that keeps accented letters is the ``as-specified`` metric set's
+(``leaderboard.tracks.evalita.specified.ItalianTokenizer``); the lm-eval scores keep this one.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from leaderboard.state import PageState
 from leaderboard.tracks.contamination.app.tables import model_evidence, task_evidence
 from leaderboard.tracks.contamination.definition import ALPHA, EVIDENCE, TRACK
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.link import EvalitaLink
 from leaderboard.ui.common import Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.tab import Component, Panel
@@ -46,7 +47,8 @@ class TaskContaminationPanel(Panel):
         return _build(self.id, "Contamination evidence on this task's test set")
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
-        shown = task_evidence(ctx.track_records(TRACK), str(state.task)) if state.task else pd.DataFrame()
+        link = EvalitaLink.of(state)
+        shown = task_evidence(ctx.track_records(TRACK), str(link.task)) if link.task else pd.DataFrame()
         return {
             "box": gr.update(visible=not shown.empty),
             "caption": CAPTION.replace("this model shows", "each model shows"),
@@ -61,8 +63,9 @@ class ModelContaminationPanel(Panel):
         return _build(self.id, "Contamination evidence (public test sets)")
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
+        link = EvalitaLink.of(state)
         board = views.current_board(ctx)
-        run = views.run_of_key(board, state.model) if state.model else None
+        run = views.run_of_key(board, link.model) if link.model else None
         if run is None:
             best = views.top_runs(board, 1)
             run = views.run_of_key(board, best[0]) if best else None

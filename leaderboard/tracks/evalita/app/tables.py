@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from eval_queue.vocabulary import MODEL_AGGREGATES, PROMPT_AGGREGATES, Aggregate
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
@@ -28,6 +27,7 @@ from leaderboard.tracks.evalita.metrics import (
     score_task,
 )
 from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE, cps_figure
+from leaderboard.tracks.evalita.vocabulary import MODEL_AGGREGATES, PROMPT_AGGREGATES, Aggregate
 
 
 def task_column(task_id: str, aggregate: Aggregate) -> str:

@@ -28,7 +28,7 @@ from leaderboard.tracks.judge.app.tables import (
 )
 from leaderboard.tracks.judge.definition import Criterion, JudgeMode
 from leaderboard.tracks.judge.schema import MetaBody
-from leaderboard.tracks.judge.uncertainty import JudgeFigures, JudgeStanding, judge_figures, standings_of
+from leaderboard.tracks.judge.uncertainty import JudgeFigures, JudgeVsBest, judge_figures, standings_of
 
 
 class VsBest(StrEnum):
@@ -78,7 +78,7 @@ class FiguresCache:
         return computed
 
 
-def _vs_best(standing: JudgeStanding) -> str | Any:
+def _vs_best(standing: JudgeVsBest) -> str | Any:
     if standing.figures.rho is None:
         return pd.NA  # no ρ: nothing to compare
     if standing.best:

@@ -20,6 +20,7 @@ from eval_queue.vocabulary import RunRef, short_revision
 from leaderboard.core.numbers import percent
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.link import EvalitaLink
 from leaderboard.tracks.evalita.definition import TASKS
 from leaderboard.tracks.judge.app.records import JudgeRun
 from leaderboard.tracks.judge.app.tables import (
@@ -113,11 +114,12 @@ class TaskJudgePanel(Panel):
         return _build_panel(self.id, "Rubric scores from LLM judges (1–5, Donati et al.)")
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
-        num_fewshot = state.shots.num_fewshot
+        link = EvalitaLink.of(state)
+        num_fewshot = link.shots.num_fewshot
         assert num_fewshot is not None
-        shown = task_panel_table(ctx, state.task, num_fewshot)
+        shown = task_panel_table(ctx, link.task, num_fewshot)
         caption = (
-            f"Each judge's mean score per criterion over the run's outputs of {views.md_text(TASKS[state.task].abbrev)}, "
+            f"Each judge's mean score per criterion over the run's outputs of {views.md_text(TASKS[link.task].abbrev)}, "
             f"beside the task's own metric (0–100). {NO_SCORE_NOTE}"
         )
         return {"box": gr.update(visible=not shown.empty), "caption": caption, "table": Table(shown)}
@@ -130,10 +132,11 @@ class ModelJudgePanel(Panel):
         return _build_panel(self.id, "Rubric scores of this model's outputs (LLM judges, 1–5)")
 
     def render(self, ctx: AppContext, state: PageState) -> Mapping[str, object]:
-        num_fewshot = state.shots.num_fewshot
+        link = EvalitaLink.of(state)
+        num_fewshot = link.shots.num_fewshot
         assert num_fewshot is not None
         board = views.current_board(ctx)
-        run = views.run_of_key(board, state.model) if state.model else None
+        run = views.run_of_key(board, link.model) if link.model else None
         if run is None:
             best = views.top_runs(board, 1)
             run = views.run_of_key(board, best[0]) if best else None

@@ -11,7 +11,6 @@ link as ``judge_set``: the set's SHA-256), so judges of different sets are never
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from types import MappingProxyType
 from typing import ClassVar
 
@@ -239,43 +238,39 @@ class JudgesTab(Tab):
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         runs: list[JudgeRun] = list(ctx.track_records(TRACK).values())
-        sets = annotated_sets(runs, include_noncomparable=state.all_runs)
+        # The ranking's scope checkbox (a link field of the default track's tabs); unset: comparable only.
+        all_runs = bool(state.get("all_runs"))
+        sets = annotated_sets(runs, include_noncomparable=all_runs)
         asked = state.get(SET_FIELD)
         data, notice = chosen_set(sets, str(asked) if asked else None)
         chosen = next((s for s in sets if s.key == data), None)
         table = (
-            judges_table(runs, include_noncomparable=state.all_runs, annotated_set=data)
+            judges_table(runs, include_noncomparable=all_runs, annotated_set=data)
             if data is not None
             else judges_table([], include_noncomparable=True)
         )
-        intervals = interval_table(runs, include_noncomparable=state.all_runs, cache=self._figures)
+        intervals = interval_table(runs, include_noncomparable=all_runs, cache=self._figures)
         criterion = _criterion(state)
         heatmap = distributions = None
         note = ""
         if chosen is not None:
             scope = scope_label(criterion or OVERALL)
-            matrix = agreement_table(runs, chosen.key, criterion, include_noncomparable=state.all_runs)
+            matrix = agreement_table(runs, chosen.key, criterion, include_noncomparable=all_runs)
             heatmap = agreement_heatmap(matrix, f"Agreement on {chosen.name}, {scope}")
-            counts = distribution_table(runs, chosen.key, include_noncomparable=state.all_runs)
+            counts = distribution_table(runs, chosen.key, include_noncomparable=all_runs)
             judges = list(dict.fromkeys(counts["judge"]))[:MAX_DISTRIBUTION_JUDGES]
             distributions = distributions_figure(counts, judges)
             note = f"Judges run on the annotated set **{chosen.name}**" + (
                 f" (first {MAX_DISTRIBUTION_JUDGES} in the distributions)." if len(judges) > 1 else "."
             )
-        extra = dict(state.extra)
-        if state.get(CRITERION_FIELD) is None:  # the radio shows the default, not nothing
-            extra[CRITERION_FIELD] = OVERALL
-        if notice is not None:  # a set the link named is not listed: the link says what is shown
-            extra.pop(SET_FIELD, None)
-        shown_state = (
-            None if extra == dict(state.extra) else replace(state, extra=tuple(sorted(extra.items())))
-        )
+        # A set the link named is not listed: the link says what is shown.
+        shown_state = state.with_values(**{SET_FIELD: None}) if notice is not None else None
         return Rendered(
             state=shown_state,
             notices=(notice,) if notice else (),
             values={
                 SET_FIELD: Choices(tuple((s.label, s.key) for s in sets), data),
-                "caption": _caption(runs, table, state.all_runs, chosen, len(sets)),
+                "caption": _caption(runs, table, all_runs, chosen, len(sets)),
                 "table": Table(
                     display_table(table, intervals), link_models=False, precision=3, na_rep=NOT_ENOUGH_DATA
                 ),

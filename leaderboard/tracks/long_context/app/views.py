@@ -40,8 +40,8 @@ from leaderboard.tracks.long_context.definition import (
     QUESTION_SETS,
     TABLE5_COLUMNS,
     AnswerKind,
+    ContextHarnessTask,
     ContextSetting,
-    HarnessTask,
     Metric,
     QuestionSet,
 )
@@ -187,10 +187,10 @@ def score_plot(
     return figure
 
 
-def answer_task(answer_set: str, setting: str) -> HarnessTask:
+def answer_task(answer_set: str, setting: str) -> ContextHarnessTask:
     """The harness task of a drill-down choice (``local_mc``, ``10k``)."""
     question_set, _, kind = answer_set.rpartition("_")
-    return HarnessTask(QuestionSet(question_set), AnswerKind(kind), ContextSetting(setting))
+    return ContextHarnessTask(QuestionSet(question_set), AnswerKind(kind), ContextSetting(setting))
 
 
 def read_answers(

@@ -19,6 +19,7 @@ import pandas as pd
 from eval_queue.vocabulary import RunRef
 from leaderboard.state import Notice, PageState, UrlField
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.link import URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.tab.controls import setting_radio
 from leaderboard.tracks.evalita.app.views import compare
 from leaderboard.tracks.evalita.definition import SUITE
@@ -39,15 +40,14 @@ INTRO = (
 
 def compare_state(state: PageState, a: str, b: str) -> PageState:
     """``state`` on the compare tab with runs ``a`` and ``b`` (run keys)."""
-    extra = {**dict(state.extra), A_FIELD: a, B_FIELD: b}
-    return replace(state, tab=CompareTab.id, extra=tuple(sorted(extra.items())))
+    return replace(state.with_values(**{A_FIELD: a, B_FIELD: b}), tab=CompareTab.id)
 
 
 class CompareTab(Tab):
     id = "compare"
     label = "A vs B"
     url_fields: ClassVar[Mapping[str, UrlField]] = MappingProxyType(
-        {A_FIELD: UrlField("", None), B_FIELD: UrlField("", None)}
+        {**URL_FIELDS, A_FIELD: UrlField("", None), B_FIELD: UrlField("", None)}
     )
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {"compare": Api(fields=(A_FIELD, B_FIELD, "shots"), outputs=("verdict", "table", "mean", "note"))}
@@ -90,8 +90,9 @@ class CompareTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        link = EvalitaLink.of(state)
         board = views.current_board(ctx)
-        num_fewshot = state.shots.num_fewshot
+        num_fewshot = link.shots.num_fewshot
         assert num_fewshot is not None
         (a, b), notices = _pair(board, state, num_fewshot)
         choices = tuple(views.run_choices(board))
@@ -105,18 +106,18 @@ class CompareTab(Tab):
                 "note": "",
                 "table": Table(pd.DataFrame(columns=compare.COMPARE_HEADERS), link_models=False),
                 "mean": "",
-                "disagreements": Table(compare.disagreements_table(None, state.task), link_models=False),
+                "disagreements": Table(compare.disagreements_table(None, link.task), link_models=False),
             }
             return Rendered(values, notices=notices)
         view = compare.compare_view(board, ctx.stores.details, self._items, a, b, num_fewshot)
         values |= {
             "verdict": f"**A** = {views.md_text(compare.run_label(board, a))} · **B** = "
-            f"{views.md_text(compare.run_label(board, b))} ({state.shots.label})\n\n### {view.verdict}",
+            f"{views.md_text(compare.run_label(board, b))} ({link.shots.label})\n\n### {view.verdict}",
             "note": view.note,
             "table": Table(view.table, link_models=False),
             "mean": view.mean,
             "disagreements": Table(
-                compare.disagreements_table(view.comparison, state.task), link_models=False
+                compare.disagreements_table(view.comparison, link.task), link_models=False
             ),
         }
         shown = compare_state(state, a.key, b.key)

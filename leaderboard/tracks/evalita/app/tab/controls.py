@@ -6,8 +6,8 @@ from typing import Any
 
 import gradio as gr
 
-from eval_queue.vocabulary import RUN_SETTINGS
 from leaderboard.tracks.evalita.app.views.metrics import METRIC_CHOICES
+from leaderboard.tracks.evalita.vocabulary import RUN_SETTINGS
 
 
 def setting_radio(elem_id: str, **layout: Any) -> gr.Radio:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from types import MappingProxyType
 from typing import ClassVar
 
@@ -14,8 +13,9 @@ import gradio as gr
 
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.vocabulary import RunRef
-from leaderboard.state import Notice, PageState
+from leaderboard.state import Notice, PageState, UrlField
 from leaderboard.tracks.evalita.app import plots, views
+from leaderboard.tracks.evalita.app.link import URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.records import read_details
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.app.tab.controls import metrics_switch, setting_radio
@@ -35,6 +35,8 @@ DETAILS_OUTPUTS = ("details_status", "details")
 class ModelTab(Tab):
     id = "model"
     label = "Model"
+    #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
+    url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "model": Api(
@@ -133,13 +135,14 @@ class ModelTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        board = views.current_board(ctx, state.metrics)
+        link = EvalitaLink.of(state)
+        board = views.current_board(ctx, link.metrics)
         run, notices = self._run_of(board, state)
         choices = Choices(tuple(views.run_choices(board)), run.key if run else None)
-        prompt_ids = TASKS[state.answers_task].prompt_ids
+        prompt_ids = TASKS[link.answers_task].prompt_ids
         values: dict[str, object] = {
             "model": choices,
-            "answers_prompt": Choices(tuple((p, p) for p in prompt_ids), state.answers_prompt),
+            "answers_prompt": Choices(tuple((p, p) for p in prompt_ids), link.answers_prompt),
             **_details(ctx, board, run, state),
             **render_panels(self.panels, ctx, state),
         }
@@ -149,28 +152,30 @@ class ModelTab(Tab):
             values.update(_run_page(board, run, state))
         # An unknown model in a link falls back to the best one: the link then names none.
         return Rendered(
-            values, state=replace(state, model=state.model if not notices else ""), notices=notices
+            values, state=state.with_values(model=link.model if not notices else ""), notices=notices
         )
 
     @staticmethod
     def _run_of(board: views.Board, state: PageState) -> tuple[RunRef | None, tuple[Notice, ...]]:
         """The run the page shows: the state's, else the best ranked one (with a notice if the
         state named a run that is not evaluated)."""
-        run = views.run_of_key(board, state.model) if state.model else None
+        link = EvalitaLink.of(state)
+        run = views.run_of_key(board, link.model) if link.model else None
         best = views.top_runs(board, 1)
         fallback = views.run_of_key(board, best[0]) if best else None
-        if state.model and run is None:
+        if link.model and run is None:
             used = fallback.model if fallback else "no model"
-            return fallback, (Notice("model", state.model, used),)
+            return fallback, (Notice("model", link.model, used),)
         return run or fallback, ()
 
 
 def _compare_with(ctx: AppContext, state: PageState) -> PageState:
     """Open "A vs B" with the run this page shows as A and its neighbour in the ranking as B
     (the compare tab lets the visitor pick any other)."""
+    link = EvalitaLink.of(state)
     board = views.current_board(ctx)
     run, _ = ModelTab._run_of(board, state)
-    num_fewshot = state.shots.num_fewshot
+    num_fewshot = link.shots.num_fewshot
     assert num_fewshot is not None
     other = neighbour(board, run, num_fewshot) if run else None
     if run is None or other is None:
@@ -194,7 +199,8 @@ def _no_run(board: views.Board) -> dict[str, object]:
 
 
 def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, object]:
-    num_fewshot = state.shots.num_fewshot
+    link = EvalitaLink.of(state)
+    num_fewshot = link.shots.num_fewshot
     assert num_fewshot is not None
     field = views.model_vs_field(board, run, num_fewshot)
     prompt_scores = views.model_prompt_scores(board, run, num_fewshot)
@@ -202,7 +208,7 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
     return {
         "header": views.model_header_markdown(board, run) + (f"\n\n{banner}" if banner else ""),
         "field_note": field.note
-        or f"No {state.shots.label} results for this model: nothing to compare with the field.",
+        or f"No {link.shots.label} results for this model: nothing to compare with the field.",
         "vs_field": plots.model_vs_field(field.table, run.model),
         "spread": plots.prompt_spread(prompt_scores),
         "vs_field_table": Table(field.table, link_models=False),
@@ -215,18 +221,19 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
 
 def _details(ctx: AppContext, board: views.Board, run: RunRef | None, state: PageState) -> dict[str, object]:
     """The answers of the chosen (task, prompt) of the run, read through :mod:`leaderboard.tracks.evalita.app.records`."""
+    link = EvalitaLink.of(state)
     empty = Table(views.details_view([]), link_models=False)
     if run is None:
         return {"details_status": "Pick a model.", "details": empty}
-    num_fewshot = state.shots.num_fewshot
+    num_fewshot = link.shots.num_fewshot
     assert num_fewshot is not None
     folder = views.details_path_of(board, run, num_fewshot)
     if folder is None:
         return {
-            "details_status": f"No per-sample details were kept for this model's {state.shots.label} run.",
+            "details_status": f"No per-sample details were kept for this model's {link.shots.label} run.",
             "details": empty,
         }
-    task, prompt = state.answers_task, state.answers_prompt
+    task, prompt = link.answers_task, link.answers_prompt
     try:
         records = read_details(ctx.stores.details, folder, task, prompt)
     except MalformedFileError as exc:  # before StorageError: an unreadable file is both

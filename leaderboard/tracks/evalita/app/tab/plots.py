@@ -4,14 +4,14 @@ prompt sensitivity per task."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from types import MappingProxyType
 from typing import ClassVar
 
 import gradio as gr
 
-from leaderboard.state import MAX_CHOSEN_MODELS, Notice, PageState
+from leaderboard.state import Notice, PageState, UrlField
 from leaderboard.tracks.evalita.app import plots, views
+from leaderboard.tracks.evalita.app.link import MAX_CHOSEN_MODELS, URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.tab.controls import setting_radio
 from leaderboard.tracks.evalita.app.views.energy import WH_PER_1000, energy_points
 from leaderboard.tracks.evalita.definition import SUITE
@@ -24,6 +24,8 @@ from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 class PlotsTab(Tab):
     id = "plots"
     label = "Plots"
+    #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
+    url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "plots": Api(
@@ -64,19 +66,20 @@ class PlotsTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        link = EvalitaLink.of(state)
         board = views.current_board(ctx)
-        num_fewshot = state.shots.num_fewshot
+        num_fewshot = link.shots.num_fewshot
         assert num_fewshot is not None
-        chosen = views.pick_runs(board, state.models)
+        chosen = views.pick_runs(board, link.models)
         notices = tuple(
             Notice("model", key, "the others")
-            for key in state.models
+            for key in link.models
             if key not in {ref.key for ref in chosen}
         )
         keys = [ref.key for ref in chosen] or views.top_runs(board, 3, num_fewshot)
         runs = views.pick_runs(board, keys)
         ranking = views.ranking_view(
-            board, state.shots, views.RankingFilters(show_noncomparable=state.all_runs)
+            board, link.shots, views.RankingFilters(show_noncomparable=link.all_runs)
         )
         scatter = plots.cps_vs_params(ranking.shown)
         measured = energy_points(board, ranking.table, num_fewshot)
@@ -86,7 +89,7 @@ class PlotsTab(Tab):
             else None
         )
         radar = plots.radar(views.radar_data(board, runs, num_fewshot), [t.abbrev for t in SUITE])
-        sensitivity = plots.prompt_sensitivity(views.sensitivity_data(board, num_fewshot, state.all_runs))
+        sensitivity = plots.prompt_sensitivity(views.sensitivity_data(board, num_fewshot, link.all_runs))
         missing = [
             what
             for what, figure in (
@@ -97,7 +100,7 @@ class PlotsTab(Tab):
             if figure is None
         ]
         caption = (
-            f"Nothing to draw for the {state.shots.label} setting: " + "; ".join(missing) if missing else ""
+            f"Nothing to draw for the {link.shots.label} setting: " + "; ".join(missing) if missing else ""
         )
         return Rendered(
             values={
@@ -108,6 +111,6 @@ class PlotsTab(Tab):
                 "sensitivity": sensitivity,
                 "energy": energy,
             },
-            state=replace(state, models=tuple(ref.key for ref in chosen)),
+            state=state.with_values(models=tuple(ref.key for ref in chosen)),
             notices=notices,
         )

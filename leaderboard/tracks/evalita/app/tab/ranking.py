@@ -10,13 +10,14 @@ from typing import ClassVar
 import gradio as gr
 
 from eval_queue.requests import ModelType, Precision
-from eval_queue.vocabulary import RANKING_AGGREGATES, Setting
-from leaderboard.state import PageState
+from leaderboard.state import PageState, UrlField
 from leaderboard.tracks.evalita.app import views
+from leaderboard.tracks.evalita.app.link import URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.app.tab.controls import metrics_switch
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
+from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
@@ -41,13 +42,14 @@ RANKING_API = Api(
 
 
 def filters_of(state: PageState) -> views.RankingFilters:
+    link = EvalitaLink.of(state)
     return views.RankingFilters(
-        model_types=state.types,
-        sizes=state.sizes,
-        precisions=state.precisions,
-        search=state.search,
-        columns=state.columns,
-        show_noncomparable=state.all_runs,
+        model_types=link.types,
+        sizes=link.sizes,
+        precisions=link.precisions,
+        search=link.search,
+        columns=link.columns,
+        show_noncomparable=link.all_runs,
     )
 
 
@@ -57,17 +59,18 @@ def open_clicked_run(state: PageState, evt: gr.SelectData) -> PageState:
     key = row[-1] if row else None
     if not isinstance(key, str) or key == views.KEY_COLUMN:
         return state
-    return replace(state, tab="model", model=key)
+    return replace(state.with_values(model=key), tab="model")
 
 
 def compare_first_two(ctx: AppContext, state: PageState) -> PageState:
     """Open "A vs B" on the first two rows of the ranking as shown (after search, filters, sort)."""
-    view = views.ranking_view(views.current_board(ctx), state.setting, filters_of(state), state.sort)
+    link = EvalitaLink.of(state)
+    view = views.ranking_view(views.current_board(ctx), link.setting, filters_of(state), link.sort)
     keys = list(view.table[views.KEY_COLUMN][:2])
     if len(keys) < 2:
         return state
-    shots = state.setting if state.setting.num_fewshot is not None else state.shots
-    return compare_state(replace(state, shots=shots), keys[0], keys[1])
+    shots = link.setting if link.setting.num_fewshot is not None else link.shots
+    return compare_state(state.with_values(shots=shots), keys[0], keys[1])
 
 
 def caption(view: views.RankingView, page: views.TablePage, filters: views.RankingFilters) -> str:
@@ -125,6 +128,8 @@ def _filters() -> dict[str, gr.components.Component]:
 class RankingTab(Tab):
     id = "ranking"
     label = "Ranking"
+    #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
+    url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType({"ranking": RANKING_API})
 
     def __init__(self) -> None:
@@ -180,9 +185,13 @@ class RankingTab(Tab):
 
         page.transition([table.select], open_clicked_run, event_data=True)
         page.transition(
-            [previous.click], lambda state: replace(state, ranking_page=max(1, state.ranking_page - 1))
+            [previous.click],
+            lambda state: state.with_values(ranking_page=max(1, EvalitaLink.of(state).ranking_page - 1)),
         )
-        page.transition([following.click], lambda state: replace(state, ranking_page=state.ranking_page + 1))
+        page.transition(
+            [following.click],
+            lambda state: state.with_values(ranking_page=EvalitaLink.of(state).ranking_page + 1),
+        )
         page.transition([compare.click], lambda state: compare_first_two(page.ctx, state))
         return TabParts(
             controls={
@@ -203,11 +212,12 @@ class RankingTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
+        link = EvalitaLink.of(state)
         filters = filters_of(state)
-        board = views.current_board(ctx, state.metrics)
-        view = views.ranking_view(board, state.setting, filters, state.sort)
-        page = views.paged(view.table, state.ranking_page)
-        banner = "\n\n".join(text for text in (metrics_banner(board, state.setting), view.banner) if text)
+        board = views.current_board(ctx, link.metrics)
+        view = views.ranking_view(board, link.setting, filters, link.sort)
+        page = views.paged(view.table, link.ranking_page)
+        banner = "\n\n".join(text for text in (metrics_banner(board, link.setting), view.banner) if text)
         return Rendered(
             values={
                 "banner": banner,
@@ -216,16 +226,17 @@ class RankingTab(Tab):
                 "pager": gr.update(visible=page.count > 1),
                 "csv": self._csv_of(ctx, state, view),
             },
-            state=replace(state, ranking_page=page.number),
+            state=state.with_values(ranking_page=page.number),
         )
 
     def _csv_of(self, ctx: AppContext, state: PageState, view: views.RankingView) -> str:
         """The view's CSV file, written once per results version and view (not once per page)."""
-        key = (ctx.version, state.setting, filters_of(state), state.sort, state.metrics)
+        link = EvalitaLink.of(state)
+        key = (ctx.version, link.setting, filters_of(state), link.sort, link.metrics)
         if key not in self._csv:
             if len(self._csv) > 64:
                 self._csv.clear()
-            suffix = "" if state.metrics == DEFAULT_METRIC_SET else f"-{state.metrics}"
-            name = f"evalita-ranking-{state.setting.value}{suffix}"
+            suffix = "" if link.metrics == DEFAULT_METRIC_SET else f"-{link.metrics}"
+            name = f"evalita-ranking-{link.setting.value}{suffix}"
             self._csv[key] = write_csv(ctx.download_dir, name, view.table)
         return self._csv[key]

@@ -4,14 +4,14 @@ panels other tracks contribute to a task's page."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from types import MappingProxyType
 from typing import ClassVar
 
 import gradio as gr
 
-from leaderboard.state import PageState
+from leaderboard.state import PageState, UrlField
 from leaderboard.tracks.evalita.app import plots, views
+from leaderboard.tracks.evalita.app.link import URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.tab.controls import metrics_switch, setting_radio
 from leaderboard.tracks.evalita.app.tab.ranking import open_clicked_run
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner, rank_changes_markdown
@@ -27,6 +27,8 @@ TASK_CHOICES = tuple((f"{t.abbrev} — {t.name}", t.id) for t in SUITE)
 class TaskTab(Tab):
     id = "task"
     label = "Tasks"
+    #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
+    url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "task": Api(
@@ -68,8 +70,13 @@ class TaskTab(Tab):
         contributed = build_panels(self.panels)
 
         page.transition([models.select], open_clicked_run, event_data=True)
-        page.transition([previous.click], lambda state: replace(state, task_page=max(1, state.task_page - 1)))
-        page.transition([following.click], lambda state: replace(state, task_page=state.task_page + 1))
+        page.transition(
+            [previous.click],
+            lambda state: state.with_values(task_page=max(1, EvalitaLink.of(state).task_page - 1)),
+        )
+        page.transition(
+            [following.click], lambda state: state.with_values(task_page=EvalitaLink.of(state).task_page + 1)
+        )
         return TabParts(
             controls={"task": task, "shots": shots, "metrics": metrics},
             outputs={
@@ -86,18 +93,19 @@ class TaskTab(Tab):
         )
 
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
-        task = TASKS[state.task]
-        num_fewshot = state.shots.num_fewshot
+        link = EvalitaLink.of(state)
+        task = TASKS[link.task]
+        num_fewshot = link.shots.num_fewshot
         assert num_fewshot is not None
-        board = views.current_board(ctx, state.metrics)
-        models = views.task_models_view(board, task.id, num_fewshot, state.all_runs)
-        page = views.paged(models, state.task_page)
+        board = views.current_board(ctx, link.metrics)
+        models = views.task_models_view(board, task.id, num_fewshot, link.all_runs)
+        page = views.paged(models, link.task_page)
         if page.total:
             pages = f" · page {page.number} of {page.count}" if page.count > 1 else ""
             shown = f"{page.caption}{pages} · click a row to open the model's page"
         else:
-            shown = f"No results for {views.md_text(task.abbrev)} in the {state.shots.label} setting yet."
-        title = f"{task.abbrev}, {state.shots.label}: score per model and prompt"
+            shown = f"No results for {views.md_text(task.abbrev)} in the {link.shots.label} setting yet."
+        title = f"{task.abbrev}, {link.shots.label}: score per model and prompt"
         return Rendered(
             values={
                 "info": "\n\n".join(
@@ -105,7 +113,7 @@ class TaskTab(Tab):
                     for text in (
                         views.task_info_markdown(task.id, board.metrics),
                         views.detectable_gaps_markdown(board, task.id, num_fewshot),
-                        metrics_banner(board, state.shots),
+                        metrics_banner(board, link.shots),
                     )
                     if text
                 ),
@@ -113,12 +121,12 @@ class TaskTab(Tab):
                 "caption": shown,
                 "models": Table(page.rows),
                 "pager": gr.update(visible=page.count > 1),
-                "rank_changes": rank_changes_markdown(board, task.id, num_fewshot, state.all_runs),
+                "rank_changes": rank_changes_markdown(board, task.id, num_fewshot, link.all_runs),
                 "prompt_side": Table(
-                    views.prompt_side_view(board, task.id, num_fewshot, state.all_runs), False
+                    views.prompt_side_view(board, task.id, num_fewshot, link.all_runs), False
                 ),
                 "heatmap": plots.heatmap(models, list(task.prompt_ids), title),
                 **render_panels(self.panels, ctx, state),
             },
-            state=replace(state, task_page=page.number),
+            state=state.with_values(task_page=page.number),
         )

@@ -9,13 +9,14 @@ from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
-from eval_queue.vocabulary import FEWSHOT_SETTINGS, RunRef
+from eval_queue.vocabulary import RunRef
 from leaderboard.store import StoreResults
 from leaderboard.tracks.evalita.app import tables
 from leaderboard.tracks.evalita.app.records import LoadedResults, evalita_results
 from leaderboard.tracks.evalita.app.tables import RANK_COLUMN
 from leaderboard.tracks.evalita.definition import SUITE, TRACK
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
+from leaderboard.tracks.evalita.vocabulary import FEWSHOT_SETTINGS
 
 T = TypeVar("T")
 #: Views a snapshot keeps (the oldest computed is dropped first).

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from eval_queue.vocabulary import Aggregate
 from leaderboard.tracks.evalita.app.tables import task_column
 from leaderboard.tracks.evalita.definition import TASKS
+from leaderboard.tracks.evalita.vocabulary import Aggregate
 from leaderboard.views.common import _num
 
 AVG = "Avg CPS"

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from eval_queue.vocabulary import Aggregate, RunRef, Setting
+from eval_queue.vocabulary import RunRef
 from leaderboard.tracks.evalita.app.tables import task_column
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
 from leaderboard.tracks.evalita.app.views.ranking import _select_rows
 from leaderboard.tracks.evalita.definition import TASKS
 from leaderboard.tracks.evalita.metric_sets import MetricSet, differing_tasks, metric_label
+from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
 from leaderboard.views.common import md_text
 
 #: The switch's choices: (label, link value), lm-eval first (the default).

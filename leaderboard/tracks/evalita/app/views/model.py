@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from eval_queue.vocabulary import RUN_SETTINGS, Aggregate, RunRef, Setting
+from eval_queue.vocabulary import RunRef
 from leaderboard.core.numbers import percent
 from leaderboard.core.schema import RunInfo
 from leaderboard.tracks.evalita.app.records import run_info
@@ -18,6 +18,7 @@ from leaderboard.tracks.evalita.app.views.labels import _spread, task_label
 from leaderboard.tracks.evalita.app.views.ranking import setting_rows
 from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS, recipe_script
 from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.vocabulary import RUN_SETTINGS, Aggregate, Setting
 from leaderboard.views.common import (
     _diff,
     _frame,

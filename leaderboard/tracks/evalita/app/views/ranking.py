@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from eval_queue.vocabulary import RANKING_AGGREGATES, Aggregate, RunRef, Setting
+from eval_queue.vocabulary import RunRef
 from leaderboard.tracks.evalita.app.tables import (
     MAIN_SCORE_COLUMN,
     TIER_COLUMN,
@@ -27,6 +27,7 @@ from leaderboard.tracks.evalita.app.views.labels import (
     column_label,
 )
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
+from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, Aggregate, Setting
 from leaderboard.views.common import (
     CI,
     KEY_COLUMN,

@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from eval_queue.vocabulary import PROMPT_AGGREGATES, Aggregate, RunRef
+from eval_queue.vocabulary import RunRef
 from leaderboard.core.numbers import percent
 from leaderboard.tracks.evalita.app.tables import high_column, low_column, task_column
 from leaderboard.tracks.evalita.app.views.board import Board
@@ -19,6 +19,7 @@ from leaderboard.tracks.evalita.metric_sets import (
     expected_metric,
     metric_label,
 )
+from leaderboard.tracks.evalita.vocabulary import PROMPT_AGGREGATES, Aggregate
 from leaderboard.views.common import (
     CI,
     KEY_COLUMN,
