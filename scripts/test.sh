@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up (incl. chromium for the browser tests), lint, pytest.
 #   scripts/test.sh [pytest args…]
+# pytest runs on two processes (pytest-xdist), each test file whole on one of them (its module
+# fixtures built once), files handed out in collection order, so each process runs its files in
+# the serial order (a session fixture is built by each process that uses it).  `-n 0`: serially.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
 export GRADIO_ANALYTICS_ENABLED=False HF_HUB_DISABLE_TELEMETRY=1
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder "$@"
