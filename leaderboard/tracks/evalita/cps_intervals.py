@@ -238,15 +238,21 @@ class RunCPS:
         if not task_ids or any(t not in self.tasks for t in task_ids):
             return None
         chosen = [self.tasks[t] for t in task_ids]
-        key = hashlib.blake2b(
-            "|".join([METHOD_VERSION, *(t.draws_key for t in chosen)]).encode(), digest_size=16
-        ).hexdigest()
         return MeanCPS(
             fmean(t.cps for t in chosen),
             np.mean(np.stack([t.reflected for t in chosen]), axis=0),
             np.mean(np.stack([t.tie_aware for t in chosen]), axis=0),
-            key,
+            mean_draws_key(t.draws_key for t in chosen),
         )
+
+
+def mean_draws_key(task_keys: Iterable[str]) -> str:
+    """The draws key of a mean CPS over tasks whose draws have ``task_keys`` (in task order).
+
+    Equal keys: paired draws.  The ranking's mean CPS and a custom average over the same tasks
+    (``app/views/subsets``) get the same key, so their draws and tiers are comparable.
+    """
+    return hashlib.blake2b("|".join([METHOD_VERSION, *task_keys]).encode(), digest_size=16).hexdigest()
 
 
 def cps_runs(
@@ -293,6 +299,11 @@ class RunUncertainty:
     mean_cps_draws: Array | None = None
     mean_cps_tie_draws: Array | None = None
     mean_key: str | None = None
+    #: Per task: its draws key and its CPS's two draw sets ``(B,)`` (float32: what a file keeps),
+    #: so that a mean over any subset of tasks can be resampled again (a custom average).
+    cps_draws: Mapping[str, tuple[str, NDArray[np.float32], NDArray[np.float32]]] = field(
+        default_factory=dict
+    )
 
     @classmethod
     def of(cls, run: RunCPS, task_ids: Sequence[str]) -> RunUncertainty:
@@ -312,6 +323,12 @@ class RunUncertainty:
             mean_cps_draws=None if mean is None else mean.reflected,
             mean_cps_tie_draws=None if mean is None else mean.tie_aware,
             mean_key=None if mean is None else mean.key,
+            cps_draws=MappingProxyType(
+                {
+                    t: (task.draws_key, task.reflected.astype(np.float32), task.tie_aware.astype(np.float32))
+                    for t, task in run.tasks.items()
+                }
+            ),
         )
 
     def to_bytes(self) -> bytes:
@@ -329,12 +346,15 @@ class RunUncertainty:
             "mean_cps": self.mean_cps,
             "mean_cps_interval": pair(self.mean_cps_interval),
             "mean_key": self.mean_key,
+            "cps_draws_keys": {t: key for t, (key, _, _) in self.cps_draws.items()},
         }
         sink = io.BytesIO()
         arrays = {"header": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)}
         if self.mean_cps_draws is not None and self.mean_cps_tie_draws is not None:
             arrays["mean_cps_draws"] = self.mean_cps_draws
             arrays["mean_cps_tie_draws"] = self.mean_cps_tie_draws
+        for t, (_, reflected, tie_aware) in self.cps_draws.items():
+            arrays[f"cps__{t}"], arrays[f"cps_tie__{t}"] = reflected, tie_aware
         np.savez(sink, **arrays)
         return sink.getvalue()
 
@@ -344,6 +364,10 @@ class RunUncertainty:
             header = json.loads(npz["header"].tobytes())
             draws = npz.get("mean_cps_draws")
             tie_draws = npz.get("mean_cps_tie_draws")
+            cps_draws = {
+                t: (key, npz[f"cps__{t}"], npz[f"cps_tie__{t}"])
+                for t, key in header.get("cps_draws_keys", {}).items()
+            }
         level = float(header["level"])
 
         def interval(pair: list[float] | None) -> Interval | None:
@@ -363,6 +387,7 @@ class RunUncertainty:
             mean_cps_draws=draws,
             mean_cps_tie_draws=tie_draws,
             mean_key=header["mean_key"],
+            cps_draws=MappingProxyType(cps_draws),
         )
 
 

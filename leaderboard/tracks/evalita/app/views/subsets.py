@@ -1,0 +1,271 @@
+"""The ranking's four user views (issue 32), as pure functions over one setting's runs.
+
+* :func:`custom_average` — the mean CPS over the tasks a user picks, with its 95 % interval and
+  tier recomputed from the runs' kept per-task draws exactly as the mean CPS's are
+  (:mod:`leaderboard.tracks.evalita.cps_intervals`: the mean of the tasks' reflected and
+  tie-aware draws, :func:`~leaderboard.tracks.evalita.cps_intervals.bias_aware_interval`'s
+  union of percentile intervals, :func:`~leaderboard.core.tiers.assign_tiers` on the paired
+  draws of the most common key).  With every task picked it is the ranking's mean CPS.
+* :func:`missing_tasks` — which of the chosen tasks a run has no CPS for (the "complete
+  results only" filter and its count of what it hides).
+* :func:`model_kind` — chat/instruct, base, or unknown, from what a results file records.
+* :func:`organisation_counts` — how many runs each organisation has in a setting, and which
+  of them is the best of its N siblings (Singh et al. 2025, "The Leaderboard Illusion").
+
+Everything is vectorised over runs (numpy / pandas); only the kept draws are decoded run by
+run (they are stored per run).  The views (:mod:`.ranking`) memoise the results per board
+snapshot and state, so a second visitor asking for the same view pays nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from eval_queue.requests import ModelType
+from leaderboard.core.summary import UncertaintySummary
+from leaderboard.core.tiers import TierEntry, assign_tiers
+from leaderboard.core.uncertainty import percentile_intervals
+from leaderboard.tracks.evalita.app.results import PromptScores, RunKey
+from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
+from leaderboard.tracks.evalita.metrics import cps_formula
+from leaderboard.tracks.evalita.uncertainty import cps_figure, cps_tie_figure
+
+Array = NDArray[np.float64]
+
+#: The model kinds the ranking can keep apart (EuroEval #2104), in the order the filter shows them.
+CHAT, BASE, UNKNOWN_KIND = "chat", "base", "unknown"
+MODEL_KINDS: tuple[str, ...] = (CHAT, BASE, UNKNOWN_KIND)
+KIND_LABELS: Mapping[str, str] = {
+    CHAT: "chat / instruct",
+    BASE: "base (pretrained)",
+    UNKNOWN_KIND: "unknown",
+}
+_BASE_TYPES = frozenset({ModelType.PRETRAINED.value, ModelType.CONTINUALLY_PRETRAINED.value})
+
+
+def chosen_tasks(task_ids: Sequence[str]) -> tuple[str, ...]:
+    """``task_ids`` in suite order, unknown and repeated ids dropped (a link's order never matters)."""
+    wanted = set(task_ids)
+    return tuple(t for t in TASK_IDS if t in wanted)
+
+
+# --------------------------------------------------------------------------- custom average
+
+
+@dataclass(frozen=True)
+class CustomAverage:
+    """The mean CPS over ``tasks`` of each run (0–1; NaN where a chosen task has no CPS), its
+    interval (NaN where a run kept no per-task draws) and its tier (``None``: no draws, no
+    score, not comparable, or draws of other items)."""
+
+    tasks: tuple[str, ...]
+    points: Array
+    lows: Array
+    highs: Array
+    tiers: tuple[int | None, ...]
+
+    @property
+    def with_interval(self) -> int:
+        return int(np.isfinite(self.lows).sum())
+
+
+def task_cps_matrix(
+    keys: Sequence[RunKey], prompt_scores: Mapping[RunKey, PromptScores], task_ids: Sequence[str]
+) -> Array:
+    """``(N, T)`` unrounded CPS of each run on each task (NaN when a prompt has no score), by
+    :func:`~leaderboard.tracks.evalita.metrics.cps_formula` on MaxP and AvgP over the task's prompts."""
+    out = np.full((len(keys), len(task_ids)), np.nan)
+    empty: Mapping[str, float | None] = {}
+    for column, task_id in enumerate(task_ids):
+        prompts = TASKS[task_id].prompt_ids
+        scores = np.array(
+            [
+                [
+                    np.nan if (v := prompt_scores.get(key, {}).get(task_id, empty).get(p)) is None else v
+                    for p in prompts
+                ]
+                for key in keys
+            ],
+            dtype=np.float64,
+        ).reshape(len(keys), len(prompts))
+        if len(keys):
+            out[:, column] = cps_formula(scores.max(axis=1), scores.mean(axis=1))
+    return out
+
+
+def _task_draws(
+    summaries: Sequence[UncertaintySummary | None], task_ids: Sequence[str]
+) -> tuple[Array, Array, list[str | None]]:
+    """Per run, the mean over ``task_ids`` of the tasks' reflected and tie-aware CPS draws
+    ``(N, B)`` (NaN rows for a run lacking one) and the key of those means (``None``: none)."""
+    present: list[int] = []
+    keys: list[str | None] = []
+    for i, summary in enumerate(summaries):
+        found = summary.draws if summary is not None else {}
+        kept = [(found.get(cps_figure(t)), found.get(cps_tie_figure(t))) for t in task_ids]
+        if all(r is not None and a is not None for r, a in kept):
+            present.append(i)
+            keys.append(mean_draws_key(r.key for r, _ in kept))  # type: ignore[union-attr]
+        else:
+            keys.append(None)
+    lengths = {len(summaries[i].draws[cps_figure(task_ids[0])].values()) for i in present[:1]}  # type: ignore[union-attr]
+    b = lengths.pop() if lengths else 0
+    reflected = np.full((len(summaries), b), np.nan)
+    tie_aware = np.full((len(summaries), b), np.nan)
+    for i in present:
+        draws = summaries[i].draws  # type: ignore[union-attr]
+        rows = [draws[cps_figure(t)].values() for t in task_ids]
+        alts = [draws[cps_tie_figure(t)].values() for t in task_ids]
+        if any(len(r) != b for r in rows + alts):  # another number of resamples: not paired
+            keys[i] = None
+            continue
+        # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
+        reflected[i] = np.mean(rows, axis=0)
+        tie_aware[i] = np.mean(alts, axis=0)
+    return reflected, tie_aware, keys
+
+
+def custom_average(
+    keys: Sequence[RunKey],
+    prompt_scores: Mapping[RunKey, PromptScores],
+    uncertainty: Mapping[RunKey, UncertaintySummary | None],
+    task_ids: Sequence[str],
+    comparable: Sequence[bool],
+) -> CustomAverage:
+    """The custom average of one setting's runs over ``task_ids`` (module docstring).
+
+    Tiers are among the ``comparable`` runs with a score and draws of the most common key, as
+    the ranking's tiers are (``tables.setting_tiers``).
+    """
+    tasks = chosen_tasks(task_ids)
+    n = len(keys)
+    if not tasks or not n:
+        empty = np.full(n, np.nan)
+        return CustomAverage(tasks, empty, empty.copy(), empty.copy(), (None,) * n)
+    points = task_cps_matrix(keys, prompt_scores, tasks).mean(axis=1)
+    reflected, tie_aware, draw_keys = _task_draws([uncertainty.get(k) for k in keys], tasks)
+    lows, highs = np.full(n, np.nan), np.full(n, np.nan)
+    has = np.array([k is not None for k in draw_keys]) & np.isfinite(points)
+    if has.any():
+        # bias_aware_interval, for every run at once: the union of both draw sets' percentile intervals.
+        rows = np.flatnonzero(has)
+        bounds = percentile_intervals(np.vstack([reflected[rows], tie_aware[rows]]))
+        plain, tied = bounds[: len(rows)], bounds[len(rows) :]
+        lows[rows] = [min(a.low, b.low) for a, b in zip(plain, tied, strict=True)]
+        highs[rows] = [max(a.high, b.high) for a, b in zip(plain, tied, strict=True)]
+    return CustomAverage(
+        tasks, points, lows, highs, paired_tiers(points, reflected, tie_aware, draw_keys, comparable)
+    )
+
+
+def paired_tiers(
+    points: Array,
+    reflected: Array,
+    tie_aware: Array,
+    draw_keys: Sequence[str | None],
+    comparable: Sequence[bool],
+) -> tuple[int | None, ...]:
+    """Tiers (:func:`leaderboard.core.tiers.assign_tiers`) of the comparable runs with a point and
+    draws of the most common key; ``None`` for every other run."""
+    eligible = [
+        i for i, key in enumerate(draw_keys) if key is not None and comparable[i] and np.isfinite(points[i])
+    ]
+    if not eligible:
+        return (None,) * len(points)
+    common, _ = Counter(draw_keys[i] for i in eligible).most_common(1)[0]
+    chosen = [i for i in eligible if draw_keys[i] == common]
+    entries = [TierEntry(str(i), float(points[i]), reflected[i], common, tie_aware[i]) for i in chosen]
+    tiers: list[int | None] = [None] * len(points)
+    for i, result in zip(chosen, assign_tiers(entries), strict=True):
+        tiers[i] = result.tier
+    return tuple(tiers)
+
+
+# --------------------------------------------------------------------------- complete results
+
+
+def missing_tasks(rows: pd.DataFrame, columns: Mapping[str, str]) -> pd.Series:
+    """Per row, the chosen tasks it has no CPS for, as "SUM, NER" (empty string: complete).
+
+    ``columns``: task id → the column of ``rows`` holding its CPS (NaN/None: missing).
+    """
+    parts = [
+        np.where(rows[column].isna().to_numpy(), TASKS[task_id].abbrev, "")
+        for task_id, column in columns.items()
+    ]
+    if not parts:
+        return pd.Series("", index=rows.index, dtype=object)
+    return pd.Series([", ".join(p for p in row if p) for row in zip(*parts, strict=True)], index=rows.index)
+
+
+def hidden_text(missing: pd.Series) -> str:
+    """ "N runs hidden: missing SUM (3), NER (1)" for the incomplete rows ``missing`` lists (empty: none)."""
+    incomplete = missing[missing != ""]
+    if incomplete.empty:
+        return ""
+    counts = Counter(part for text in incomplete for part in text.split(", "))
+    order = [t.abbrev for t in SUITE if t.abbrev in counts]
+    what = ", ".join(f"{abbrev} ({counts[abbrev]})" for abbrev in order)
+    runs = "run" if len(incomplete) == 1 else "runs"
+    return f"{len(incomplete):,} {runs} hidden: missing {what}"
+
+
+# --------------------------------------------------------------------------- model kind
+
+
+def model_kind(model_type: pd.Series, chat_template: pd.Series) -> pd.Series:
+    """Chat/instruct, base or unknown per run.
+
+    ``chat``: the run applied the model's chat template, or its submitter called it
+    instruction-tuned; ``base``: pretrained (or continually pretrained) and run without a chat
+    template; ``unknown`` otherwise — fine-tuned and merged models say nothing either way, and
+    runs from before ``chat_template`` was recorded carry no model type of their own.
+    """
+    types = model_type.astype(object).where(model_type.notna(), None)
+    chat = chat_template.astype(object).map(lambda v: v is True or v == 1)
+    kind = pd.Series(UNKNOWN_KIND, index=model_type.index, dtype=object)
+    kind[types.isin(list(_BASE_TYPES))] = BASE
+    kind[(types == ModelType.INSTRUCTION_TUNED.value) | chat] = CHAT
+    return kind
+
+
+# --------------------------------------------------------------------------- organisations
+
+
+def organisation(models: pd.Series) -> pd.Series:
+    """The organisation of each model id: the part before the first ``/`` (the id itself without one)."""
+    return models.astype(str).str.split("/", n=1).str[0]
+
+
+def organisation_counts(
+    models: pd.Series, rank: pd.Series, counted: pd.Series
+) -> tuple[pd.Series, pd.Series]:
+    """Per row: how many ``counted`` runs its organisation has in this setting, and whether the
+    row is its organisation's best ranked run (lowest ``rank``, ties by model id).
+
+    ``counted`` marks the sibling runs (the setting's comparable runs); the others get their
+    organisation's count and are never its best.
+    """
+    orgs = organisation(models)
+    counts = orgs[counted].value_counts()
+    n = orgs.map(counts).fillna(0).astype(int)
+    ranked = counted & rank.notna()
+    frame = pd.DataFrame({"org": orgs, "rank": rank.astype(float), "model": models.astype(str)})[ranked]
+    top_index = frame.sort_values(["rank", "model"], kind="stable").drop_duplicates("org").index
+    top = pd.Series(False, index=models.index)
+    top[top_index] = True
+    return n, top
+
+
+def best_of_text(orgs: pd.Series, counts: pd.Series, top: pd.Series) -> pd.Series:
+    """ "best of N from ORG" on each organisation's best row when it has N ≥ 2 runs (plain text:
+    the table shows it as text, never markup)."""
+    text = "best of " + counts.astype(str) + " from " + orgs.astype(str)
+    return text.where(top & (counts >= 2), "")
