@@ -20,6 +20,7 @@ from eval_queue.requests import ModelType, Precision
 from eval_queue.vocabulary import RANKING_AGGREGATES, RUN_SETTINGS, Aggregate, Setting
 from leaderboard.tracks.evalita.app.views.labels import SIZE_BUCKETS
 from leaderboard.tracks.evalita.app.views.ranking import DEFAULT_SORT, RANKING_SORTS
+from leaderboard.tracks.evalita.app.views.subsets import MODEL_KINDS
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
 from leaderboard.views.common import md_text
@@ -79,6 +80,8 @@ _CHOICES: Mapping[str, Callable[[], Collection[str]]] = {
     "precisions": lambda: _values(*Precision),
     "columns": lambda: _values(*RANKING_AGGREGATES),
     "metrics": lambda: _values(*MetricSet),
+    "avg_tasks": lambda: TASK_IDS,
+    "kinds": lambda: MODEL_KINDS,
 }
 
 
@@ -107,6 +110,14 @@ class PageState:
     answers_prompt: str = SUITE[0].prompts[0].id
     #: The metric set of every score shown: ``lm-eval`` (the paper's tables) or ``as-specified``.
     metrics: str = DEFAULT_METRIC_SET.value
+    #: The ranking's custom average: the tasks it averages (suite order; empty: none).
+    avg_tasks: tuple[str, ...] = ()
+    #: The ranking shows only runs with a CPS on every task in view.
+    complete: bool = False
+    #: The ranking's model kinds (chat, base, unknown; empty: all).
+    kinds: tuple[str, ...] = ()
+    #: The ranking shows only each organisation's best run.
+    org_best: bool = False
     #: Fields owned by tabs beyond these (:class:`UrlField`), as sorted (name, value) pairs.
     extra: tuple[tuple[str, str], ...] = ()
 
@@ -205,7 +216,21 @@ class PageState:
 
 
 # Changing these changes which rows the ranking (or the task table) lists: back to page 1.
-_RESETS_PAGE = frozenset({"setting", "types", "sizes", "precisions", "search", "all_runs", "sort"})
+_RESETS_PAGE = frozenset(
+    {
+        "setting",
+        "types",
+        "sizes",
+        "precisions",
+        "search",
+        "all_runs",
+        "sort",
+        "avg_tasks",
+        "complete",
+        "kinds",
+        "org_best",
+    }
+)
 _RESETS_TASK_PAGE = frozenset({"task", "shots", "all_runs"})
 
 
@@ -233,6 +258,8 @@ def _parse(name: str, default: object, raw: object, tabs: Collection[str]) -> tu
         rejected = [part for part in parts if part not in allowed]
         if name == "columns":
             return (tuple(Aggregate(part) for part in kept) or default), rejected
+        if name == "avg_tasks":  # suite order, each once: one state per set of tasks
+            return tuple(t for t in TASK_IDS if t in kept), rejected
         return kept, rejected
     text = str(raw if raw is not None else "").strip()
     if allowed is not None and text not in allowed:

@@ -7,12 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-import numpy as np
 import pandas as pd
 
 from eval_queue.vocabulary import RANKING_AGGREGATES, Aggregate, RunRef, Setting
-from leaderboard.core.numbers import percent
-from leaderboard.tracks.evalita.app.results import RUN_KEY
 from leaderboard.tracks.evalita.app.tables import (
     MAIN_SCORE_COLUMN,
     TIER_COLUMN,
@@ -67,50 +64,20 @@ DEFAULT_SORT = "rank"
 #: The columns of the issue-32 views (the table's headings; the CSV writes them as shown).
 CUSTOM_AVG, CUSTOM_CI, CUSTOM_TIER = f"{AVG} (custom)", f"{CI} (custom)", f"{TIER} (custom)"
 KIND, ORG_RUNS, BEST_OF = "Kind", "Org runs", "Best of N"
-# The setting frame's own columns for them (beside ``tables.ranking_table``'s).
-_CUSTOM, _CUSTOM_SORT, _CUSTOM_RANK, _CUSTOM_TIER = (
-    "custom_avg_cps",
-    "_custom_sort",
-    "_custom_rank",
-    "custom_tier",
-)
-_KIND, _ORG, _ORG_RUNS, _ORG_TOP = "kind", "org", "org_runs", "_org_top"
+_CUSTOM, _CUSTOM_SORT, _CUSTOM_RANK = subsets.CUSTOM_COLUMN, subsets.CUSTOM_SORT, subsets.CUSTOM_RANK_COLUMN
+_CUSTOM_TIER, _KIND = subsets.CUSTOM_TIER_COLUMN, subsets.KIND_COLUMN
+_ORG_RUNS, _ORG_TOP = subsets.ORG_RUNS_COLUMN, subsets.ORG_BEST_COLUMN
 
 
 def setting_rows(board: Board, num_fewshot: int, average_over: tuple[str, ...] = ()) -> pd.DataFrame:
     """The setting's runs (:meth:`Board.rows`) with the user views' columns: model kind,
-    organisation counts and best-of marker, and the custom average over ``average_over``
-    (computed once per snapshot, setting and task set)."""
+    organisation counts and best run, and the custom average over ``average_over``
+    (:func:`subsets.with_view_columns`, computed once per snapshot, setting and task set)."""
     tasks = subsets.chosen_tasks(average_over)
-    return board.memo(("setting-rows", num_fewshot, tasks), lambda: _with_views(board, num_fewshot, tasks))
-
-
-def _with_views(board: Board, num_fewshot: int, tasks: tuple[str, ...]) -> pd.DataFrame:
-    rows = board.rows(num_fewshot).copy()
-    runs = board.runs
-    index = pd.MultiIndex.from_frame(rows[list(RUN_KEY)])
-    if len(runs):
-        chat = runs.set_index(list(RUN_KEY))["chat_template"].reindex(index).to_numpy()
-    else:
-        chat = [None] * len(rows)
-    rows[_KIND] = subsets.model_kind(rows["model_type"], pd.Series(chat, index=rows.index, dtype=object))
-    comparable = rows["comparable"].astype(bool)
-    if tasks:
-        keys = [(m, r, p, int(k)) for m, r, p, k in rows[list(RUN_KEY)].itertuples(index=False)]
-        average = subsets.custom_average(
-            keys, board.loaded.prompt_scores, board.loaded.uncertainty, tasks, comparable.tolist()
-        )
-        rows[_CUSTOM_SORT] = average.points
-        rows[_CUSTOM] = [percent(float(v)) if np.isfinite(v) else None for v in average.points]
-        rows[low_column(_CUSTOM)] = [percent(float(v)) if np.isfinite(v) else None for v in average.lows]
-        rows[high_column(_CUSTOM)] = [percent(float(v)) if np.isfinite(v) else None for v in average.highs]
-        rows[_CUSTOM_TIER] = pd.array(average.tiers, dtype="Int64")
-        ranked = rows[_CUSTOM_SORT].where(comparable)
-        rows[_CUSTOM_RANK] = ranked.rank(method="min", ascending=False).astype("Int64")
-    rank = rows[_CUSTOM_RANK] if tasks else rows["_rank"]
-    rows[_ORG] = subsets.organisation(rows["model"])
-    rows[_ORG_RUNS], rows[_ORG_TOP] = subsets.organisation_counts(rows["model"], rank, comparable)
-    return rows
+    return board.memo(
+        ("setting-rows", num_fewshot, tasks),
+        lambda: subsets.with_view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank"),
+    )
 
 
 def _view_tasks(filters: RankingFilters) -> tuple[str, ...]:

@@ -28,10 +28,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from eval_queue.requests import ModelType
+from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.core.uncertainty import percentile_intervals
-from leaderboard.tracks.evalita.app.results import PromptScores, RunKey
+from leaderboard.tracks.evalita.app.results import RUN_KEY, LoadedResults, PromptScores, RunKey
+from leaderboard.tracks.evalita.app.tables import high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.metrics import cps_formula
@@ -269,3 +271,59 @@ def best_of_text(orgs: pd.Series, counts: pd.Series, top: pd.Series) -> pd.Serie
     the table shows it as text, never markup)."""
     text = "best of " + counts.astype(str) + " from " + orgs.astype(str)
     return text.where(top & (counts >= 2), "")
+
+
+# --------------------------------------------------------------------------- one setting's rows
+
+#: The columns :func:`with_view_columns` adds (the export writes them under these names).
+KIND_COLUMN, ORG_COLUMN, ORG_RUNS_COLUMN, ORG_BEST_COLUMN = "kind", "org", "org_runs", "org_best"
+CUSTOM_COLUMN, CUSTOM_TIER_COLUMN, CUSTOM_RANK_COLUMN = "custom_avg_cps", "custom_tier", "custom_rank"
+CUSTOM_TASKS_COLUMN = "custom_tasks"
+#: The custom average unrounded (ordering only; never shown or exported).
+CUSTOM_SORT = "_custom_sort"
+VIEW_COLUMNS: tuple[str, ...] = (KIND_COLUMN, ORG_COLUMN, ORG_RUNS_COLUMN, ORG_BEST_COLUMN)
+CUSTOM_COLUMNS: tuple[str, ...] = (
+    CUSTOM_TASKS_COLUMN,
+    CUSTOM_RANK_COLUMN,
+    CUSTOM_COLUMN,
+    low_column(CUSTOM_COLUMN),
+    high_column(CUSTOM_COLUMN),
+    CUSTOM_TIER_COLUMN,
+)
+
+
+def _percent(values: Array) -> list[float | None]:
+    return [percent(float(v)) if np.isfinite(v) else None for v in values]
+
+
+def with_view_columns(
+    rows: pd.DataFrame, loaded: LoadedResults, tasks: Sequence[str], rank_column: str
+) -> pd.DataFrame:
+    """One setting's ranking rows (``tables.ranking_table`` columns, its rank in ``rank_column``)
+    with :data:`VIEW_COLUMNS` and, when ``tasks`` are chosen, :data:`CUSTOM_COLUMNS` (0–100)."""
+    rows = rows.copy()
+    tasks = chosen_tasks(tasks)
+    runs = loaded.runs
+    index = pd.MultiIndex.from_frame(rows[list(RUN_KEY)]) if len(rows) else None
+    if len(runs) and index is not None:
+        chat = runs.set_index(list(RUN_KEY))["chat_template"].reindex(index).to_numpy()
+    else:
+        chat = np.full(len(rows), None, dtype=object)
+    rows[KIND_COLUMN] = model_kind(rows["model_type"], pd.Series(chat, index=rows.index, dtype=object))
+    comparable = rows["comparable"].fillna(False).astype(bool)
+    rank = rows[rank_column]
+    if tasks:
+        keys = [(m, r, p, int(k)) for m, r, p, k in rows[list(RUN_KEY)].itertuples(index=False)]
+        average = custom_average(keys, loaded.prompt_scores, loaded.uncertainty, tasks, comparable.tolist())
+        rows[CUSTOM_TASKS_COLUMN] = ",".join(tasks)
+        rows[CUSTOM_SORT] = average.points
+        rows[CUSTOM_COLUMN] = _percent(average.points)
+        rows[low_column(CUSTOM_COLUMN)] = _percent(average.lows)
+        rows[high_column(CUSTOM_COLUMN)] = _percent(average.highs)
+        rows[CUSTOM_TIER_COLUMN] = pd.array(average.tiers, dtype="Int64")
+        ranked = rows[CUSTOM_SORT].where(comparable)
+        rows[CUSTOM_RANK_COLUMN] = ranked.rank(method="min", ascending=False).astype("Int64")
+        rank = rows[CUSTOM_RANK_COLUMN]
+    rows[ORG_COLUMN] = organisation(rows["model"])
+    rows[ORG_RUNS_COLUMN], rows[ORG_BEST_COLUMN] = organisation_counts(rows["model"], rank, comparable)
+    return rows
