@@ -71,6 +71,13 @@ Array = NDArray[np.float64]
 #: The shrinkage factor ``k`` of the tie-aware centring (module docstring), chosen by
 #: simulation among 0.5…3: the smallest that keeps the tied case's coverage ≥ 93 %.
 TIE_SHRINK = 1.5
+#: How many of a task CPS's resamples a results file keeps (the first ones: a mean over any subset
+#: of tasks is then resampled with the same indices, paired across runs as the mean CPS is).
+#: Fewer than the mean CPS's 1,000: each task's two draw sets cost a results file 4/3 × 8 bytes
+#: per resample (200: 21 KB for the ten tasks, against 107 KB for all 1,000) and the app as much
+#: memory per run; 200 resamples put a percentile interval's ends within about 0.2 standard errors
+#: (Monte Carlo), which the About page states for the custom average.
+TASK_DRAWS_KEPT = 200
 #: What the draws of this module mean (reflected, with a tie-aware twin): part of every key,
 #: so draws of an earlier method are never paired with these.
 METHOD_VERSION = "cps-reflected-tie-aware/2"
@@ -299,8 +306,9 @@ class RunUncertainty:
     mean_cps_draws: Array | None = None
     mean_cps_tie_draws: Array | None = None
     mean_key: str | None = None
-    #: Per task: its draws key and its CPS's two draw sets ``(B,)`` (float32: what a file keeps),
-    #: so that a mean over any subset of tasks can be resampled again (a custom average).
+    #: Per task: its draws key and its CPS's two draw sets, the first :data:`TASK_DRAWS_KEPT`
+    #: resamples as float32 (what a file keeps), so that a mean over any subset of tasks can be
+    #: resampled again (a custom average).
     cps_draws: Mapping[str, tuple[str, NDArray[np.float32], NDArray[np.float32]]] = field(
         default_factory=dict
     )
@@ -325,7 +333,11 @@ class RunUncertainty:
             mean_key=None if mean is None else mean.key,
             cps_draws=MappingProxyType(
                 {
-                    t: (task.draws_key, task.reflected.astype(np.float32), task.tie_aware.astype(np.float32))
+                    t: (
+                        task.draws_key,
+                        task.reflected[:TASK_DRAWS_KEPT].astype(np.float32),
+                        task.tie_aware[:TASK_DRAWS_KEPT].astype(np.float32),
+                    )
                     for t, task in run.tasks.items()
                 }
             ),
@@ -403,7 +415,7 @@ def uncertainties(
     """:class:`RunUncertainty` per run (``None`` for a run without per-item data).
 
     Runs are bootstrapped ``chunk`` at a time (a :class:`RunCPS` holds ``(P + 2)·B`` floats
-    per task, a :class:`RunUncertainty` only ``2·B``), sharing ``cache``'s draws.
+    per task, a :class:`RunUncertainty` only ``2·B`` and ``2·TASK_DRAWS_KEPT`` per task), sharing ``cache``'s draws.
     """
     cache = cache or DrawCache()
     runs = list(runs)

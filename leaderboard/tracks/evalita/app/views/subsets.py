@@ -1,11 +1,13 @@
 """The ranking's four user views (issue 32), as pure functions over one setting's runs.
 
 * :func:`custom_average` — the mean CPS over the tasks a user picks, with its 95 % interval and
-  tier recomputed from the runs' kept per-task draws exactly as the mean CPS's are
+  tier recomputed from the runs' kept per-task draws (the first
+  :data:`~leaderboard.tracks.evalita.cps_intervals.TASK_DRAWS_KEPT` resamples) as the mean CPS's are
   (:mod:`leaderboard.tracks.evalita.cps_intervals`: the mean of the tasks' reflected and
   tie-aware draws, :func:`~leaderboard.tracks.evalita.cps_intervals.bias_aware_interval`'s
   union of percentile intervals, :func:`~leaderboard.core.tiers.assign_tiers` on the paired
-  draws of the most common key).  With every task picked it is the ranking's mean CPS.
+  draws of the most common key).  With every task picked it is the ranking's mean CPS, from its
+  own kept draws (all 1,000 resamples).
 * :func:`missing_tasks` — which of the chosen tasks a run has no CPS for (the "complete
   results only" filter and its count of what it hides).
 * :func:`model_kind` — chat/instruct, base, or unknown, from what a results file records.
@@ -37,7 +39,12 @@ from leaderboard.tracks.evalita.app.tables import high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.metrics import cps_formula
-from leaderboard.tracks.evalita.uncertainty import cps_figure, cps_tie_figure
+from leaderboard.tracks.evalita.uncertainty import (
+    MEAN_CPS_FIGURE,
+    MEAN_CPS_TIE_FIGURE,
+    cps_figure,
+    cps_tie_figure,
+)
 
 Array = NDArray[np.float64]
 
@@ -107,24 +114,31 @@ def _task_draws(
 ) -> tuple[Array, Array, list[str | None]]:
     """Per run, the mean over ``task_ids`` of the tasks' reflected and tie-aware CPS draws
     ``(N, B)`` (NaN rows for a run lacking one) and the key of those means (``None``: none)."""
+    # Every task: the ranking's mean CPS itself, with all its kept resamples.
+    figures = (
+        [(MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE)]
+        if set(task_ids) == set(TASK_IDS)
+        else [(cps_figure(t), cps_tie_figure(t)) for t in task_ids]
+    )
     present: list[int] = []
     keys: list[str | None] = []
     for i, summary in enumerate(summaries):
         found = summary.draws if summary is not None else {}
-        kept = [(found.get(cps_figure(t)), found.get(cps_tie_figure(t))) for t in task_ids]
+        kept = [(found.get(r), found.get(a)) for r, a in figures]
         if all(r is not None and a is not None for r, a in kept):
             present.append(i)
-            keys.append(mean_draws_key(r.key for r, _ in kept))  # type: ignore[union-attr]
+            first = kept[0][0]
+            keys.append(first.key if len(figures) == 1 else mean_draws_key(r.key for r, _ in kept))  # type: ignore[union-attr]
         else:
             keys.append(None)
-    lengths = {len(summaries[i].draws[cps_figure(task_ids[0])].values()) for i in present[:1]}  # type: ignore[union-attr]
-    b = lengths.pop() if lengths else 0
+    first_draws = summaries[present[0]].draws[figures[0][0]].values() if present else np.empty(0)  # type: ignore[union-attr]
+    b = len(first_draws)
     reflected = np.full((len(summaries), b), np.nan)
     tie_aware = np.full((len(summaries), b), np.nan)
     for i in present:
         draws = summaries[i].draws  # type: ignore[union-attr]
-        rows = [draws[cps_figure(t)].values() for t in task_ids]
-        alts = [draws[cps_tie_figure(t)].values() for t in task_ids]
+        rows = [draws[r].values() for r, _ in figures]
+        alts = [draws[a].values() for _, a in figures]
         if any(len(r) != b for r in rows + alts):  # another number of resamples: not paired
             keys[i] = None
             continue
