@@ -198,3 +198,11 @@ def test_the_export_refuses_an_unknown_task_or_kind_and_prints_nothing(data_dir,
     assert code == 2 and not rows and "Unknown task 'tee'" in err
     code, rows, err = _export(data_dir, monkeypatch, capsys, caplog, "--kinds", "robot")
     assert code == 2 and not rows and "Unknown model kind 'robot'" in err
+
+
+def test_the_about_page_defines_best_of_n_and_why_it_matters():
+    from leaderboard.tracks.evalita.app.about import about_markdown
+
+    text = " ".join(about_markdown().split())
+    assert "**Best of N from an organisation.**" in text and "Singh et al. 2025" in text
+    assert "the part of a model id before" in text and "inflated" in text
