@@ -105,6 +105,17 @@ def test_a_custom_average_orders_the_rows_and_a_run_missing_a_chosen_task_has_no
     assert not pd.isna(table.set_index(views.MODEL).loc[INCOMPLETE_MODEL, ranking.CUSTOM_AVG])
 
 
+def test_both_settings_show_each_settings_custom_average_and_best_of_n(board):
+    table = _view(board, Setting.BOTH, average_over=("te", "sa")).set_index(views.MODEL)
+    zero = _view(board, Setting.ZERO, average_over=("te", "sa")).set_index(views.MODEL)
+    five = _view(board, Setting.FIVE, average_over=("te", "sa")).set_index(views.MODEL)
+    for model in ("acme/model-a", CHAT_MODEL):
+        assert table.loc[model, f"{ranking.CUSTOM_AVG} 0-shot"] == zero.loc[model, ranking.CUSTOM_AVG]
+        assert table.loc[model, f"{ranking.CUSTOM_AVG} 5-shot"] == five.loc[model, ranking.CUSTOM_AVG]
+        assert table.loc[model, f"{ranking.BEST_OF} 5-shot"] == five.loc[model, ranking.BEST_OF]
+    assert table.loc[CHAT_MODEL, ranking.KIND] == "chat"
+
+
 def test_complete_results_only_hides_the_incomplete_runs_and_says_what_they_miss(board):
     view = views.ranking_view(board, Setting.ZERO, views.RankingFilters(complete_only=True))
     assert INCOMPLETE_MODEL not in set(view.table[views.MODEL])
