@@ -80,10 +80,6 @@ class CustomAverage:
     highs: Array
     tiers: tuple[int | None, ...]
 
-    @property
-    def with_interval(self) -> int:
-        return int(np.isfinite(self.lows).sum())
-
 
 def task_cps_matrix(
     keys: Sequence[RunKey], prompt_scores: Mapping[RunKey, PromptScores], task_ids: Sequence[str]
