@@ -21,6 +21,7 @@ snapshot and state, so a second visitor asking for the same view pays nothing.
 
 from __future__ import annotations
 
+from binascii import a2b_base64
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from numpy.typing import NDArray
 
 from eval_queue.requests import ModelType
 from leaderboard.core.numbers import percent
-from leaderboard.core.summary import UncertaintySummary
+from leaderboard.core.summary import KeptDraws, UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.core.uncertainty import percentile_intervals
 from leaderboard.tracks.evalita.app.results import RUN_KEY, LoadedResults, PromptScores, RunKey
@@ -88,18 +89,12 @@ def task_cps_matrix(
     :func:`~leaderboard.tracks.evalita.metrics.cps_formula` on MaxP and AvgP over the task's prompts."""
     out = np.full((len(keys), len(task_ids)), np.nan)
     empty: Mapping[str, float | None] = {}
+    runs = [prompt_scores.get(key, {}) for key in keys]  # one lookup per run, not per prompt
     for column, task_id in enumerate(task_ids):
         prompts = TASKS[task_id].prompt_ids
-        scores = np.array(
-            [
-                [
-                    np.nan if (v := prompt_scores.get(key, {}).get(task_id, empty).get(p)) is None else v
-                    for p in prompts
-                ]
-                for key in keys
-            ],
-            dtype=np.float64,
-        ).reshape(len(keys), len(prompts))
+        per_run = [run.get(task_id, empty) for run in runs]
+        # ``None`` (the paper's N/A, or no score) becomes NaN, and NaN propagates to the CPS.
+        scores = np.array([[scores.get(p) for p in prompts] for scores in per_run], dtype=np.float64)
         if len(keys):
             out[:, column] = cps_formula(scores.max(axis=1), scores.mean(axis=1))
     return out
@@ -118,29 +113,39 @@ def _task_draws(
     )
     present: list[int] = []
     keys: list[str | None] = []
+    kept_by_run: list[list[tuple[KeptDraws, KeptDraws]]] = []
     for i, summary in enumerate(summaries):
         found = summary.draws if summary is not None else {}
         kept = [(found.get(r), found.get(a)) for r, a in figures]
         if all(r is not None and a is not None for r, a in kept):
             present.append(i)
+            kept_by_run.append(kept)  # type: ignore[arg-type]
             first = kept[0][0]
             keys.append(first.key if len(figures) == 1 else mean_draws_key(r.key for r, _ in kept))  # type: ignore[union-attr]
         else:
             keys.append(None)
-    first_draws = summaries[present[0]].draws[figures[0][0]].values() if present else np.empty(0)  # type: ignore[union-attr]
-    b = len(first_draws)
+    # The bytes of every kept draw set, decoded once each and read as one matrix per figure (the
+    # values were checked finite when the block was parsed).
+    raw = [[(a2b_base64(r.float32), a2b_base64(a.float32)) for r, a in kept] for kept in kept_by_run]
+    sizes = [{len(part) for pair in run for part in pair} for run in raw]
+    common = Counter(next(iter(size)) for size in sizes if len(size) == 1).most_common(1)
+    size = common[0][0] if common else 0
+    ok = [k for k, found in enumerate(sizes) if found == {size}]
+    paired = set(ok)
+    for k, i in enumerate(present):
+        if k not in paired:  # another number of resamples than the others': not paired
+            keys[i] = None
+    b = size // 4
     reflected = np.full((len(summaries), b), np.nan)
     tie_aware = np.full((len(summaries), b), np.nan)
-    for i in present:
-        draws = summaries[i].draws  # type: ignore[union-attr]
-        rows = [draws[r].values() for r, _ in figures]
-        alts = [draws[a].values() for _, a in figures]
-        if any(len(r) != b for r in rows + alts):  # another number of resamples: not paired
-            keys[i] = None
-            continue
-        # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
-        reflected[i] = np.mean(rows, axis=0)
-        tie_aware[i] = np.mean(alts, axis=0)
+    if ok:
+        rows = [present[k] for k in ok]
+        for side, out in ((0, reflected), (1, tie_aware)):
+            total = np.zeros((len(ok), b))
+            for j in range(len(figures)):
+                total += np.frombuffer(b"".join(raw[k][j][side] for k in ok), dtype="<f4").reshape(len(ok), b)
+            # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
+            out[rows] = total / len(figures)
     return reflected, tie_aware, keys
 
 
