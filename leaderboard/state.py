@@ -259,7 +259,7 @@ def _parse(name: str, default: object, raw: object, tabs: Collection[str]) -> tu
         if name == "columns":
             return (tuple(Aggregate(part) for part in kept) or default), rejected
         if name == "avg_tasks":  # suite order, each once: one state per set of tasks
-            return tuple(t for t in TASK_IDS if t in kept), rejected
+            return tuple(str(t) for t in TASK_IDS if t in kept), rejected
         return kept, rejected
     text = str(raw if raw is not None else "").strip()
     if allowed is not None and text not in allowed:
@@ -278,6 +278,8 @@ def _describe(name: str, default: object) -> str:
         return RANKING_SORTS[str(default)]
     if name == "metrics":
         return MetricSet(str(default)).label
+    if name == "avg_tasks":
+        return "the other tasks picked (none: no custom average)"
     if isinstance(default, tuple):
         return ", ".join(str(getattr(v, "value", v)) for v in default) or "all"
     return str(default)

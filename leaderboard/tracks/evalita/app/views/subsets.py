@@ -63,7 +63,7 @@ _BASE_TYPES = frozenset({ModelType.PRETRAINED.value, ModelType.CONTINUALLY_PRETR
 def chosen_tasks(task_ids: Sequence[str]) -> tuple[str, ...]:
     """``task_ids`` in suite order, unknown and repeated ids dropped (a link's order never matters)."""
     wanted = set(task_ids)
-    return tuple(t for t in TASK_IDS if t in wanted)
+    return tuple(str(t) for t in TASK_IDS if t in wanted)
 
 
 # --------------------------------------------------------------------------- custom average
