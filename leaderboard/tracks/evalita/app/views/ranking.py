@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+import numpy as np
 import pandas as pd
 
 from eval_queue.vocabulary import RANKING_AGGREGATES, Aggregate, RunRef, Setting
@@ -27,7 +28,7 @@ from leaderboard.tracks.evalita.app.views.labels import (
     _spread,
     column_label,
 )
-from leaderboard.tracks.evalita.definition import SUITE, TASKS
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.views.common import (
     CI,
     KEY_COLUMN,
@@ -74,9 +75,18 @@ def setting_rows(board: Board, num_fewshot: int, average_over: tuple[str, ...] =
     organisation counts and best run, and the custom average over ``average_over``
     (:func:`subsets.with_view_columns`, computed once per snapshot, setting and task set)."""
     tasks = subsets.chosen_tasks(average_over)
+
+    def task_cps(keys: Sequence[tuple[str, str, str, int]]) -> np.ndarray:
+        # Every task's unrounded CPS of the setting's runs, once per snapshot: each later set of
+        # tasks only averages its columns.
+        return board.memo(
+            ("task-cps", num_fewshot),
+            lambda: subsets.task_cps_matrix(keys, board.loaded.prompt_scores, TASK_IDS),
+        )
+
     return board.memo(
         ("setting-rows", num_fewshot, tasks),
-        lambda: subsets.with_view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank"),
+        lambda: subsets.with_view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank", task_cps),
     )
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from binascii import a2b_base64
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,18 +155,23 @@ def custom_average(
     uncertainty: Mapping[RunKey, UncertaintySummary | None],
     task_ids: Sequence[str],
     comparable: Sequence[bool],
+    task_cps: Array | None = None,
 ) -> CustomAverage:
     """The custom average of one setting's runs over ``task_ids`` (module docstring).
 
     Tiers are among the ``comparable`` runs with a score and draws of the most common key, as
-    the ranking's tiers are (``tables.setting_tiers``).
+    the ranking's tiers are (``tables.setting_tiers``).  ``task_cps``: the runs' ``(N, 10)``
+    :func:`task_cps_matrix` over every task, when the caller keeps it (else computed here).
     """
     tasks = chosen_tasks(task_ids)
     n = len(keys)
     if not tasks or not n:
         empty = np.full(n, np.nan)
         return CustomAverage(tasks, empty, empty.copy(), empty.copy(), (None,) * n)
-    points = task_cps_matrix(keys, prompt_scores, tasks).mean(axis=1)
+    if task_cps is None:
+        points = task_cps_matrix(keys, prompt_scores, tasks).mean(axis=1)
+    else:
+        points = task_cps[:, [TASK_IDS.index(t) for t in tasks]].mean(axis=1)
     reflected, tie_aware, draw_keys = _task_draws([uncertainty.get(k) for k in keys], tasks)
     lows, highs = np.full(n, np.nan), np.full(n, np.nan)
     has = np.array([k is not None for k in draw_keys]) & np.isfinite(points)
@@ -312,10 +317,17 @@ def _percent(values: Array) -> list[float | None]:
 
 
 def with_view_columns(
-    rows: pd.DataFrame, loaded: LoadedResults, tasks: Sequence[str], rank_column: str
+    rows: pd.DataFrame,
+    loaded: LoadedResults,
+    tasks: Sequence[str],
+    rank_column: str,
+    task_cps: Callable[[Sequence[RunKey]], Array] | None = None,
 ) -> pd.DataFrame:
     """One setting's ranking rows (``tables.ranking_table`` columns, its rank in ``rank_column``)
-    with :data:`VIEW_COLUMNS` and, when ``tasks`` are chosen, :data:`CUSTOM_COLUMNS` (0–100)."""
+    with :data:`VIEW_COLUMNS` and, when ``tasks`` are chosen, :data:`CUSTOM_COLUMNS` (0–100).
+
+    ``task_cps(keys)``: the rows' :func:`task_cps_matrix` over every task, from a caller that
+    keeps it (the board, once per setting: every later custom average reuses it)."""
     rows = rows.copy()
     tasks = chosen_tasks(tasks)
     runs = loaded.runs
@@ -329,7 +341,14 @@ def with_view_columns(
     rank = rows[rank_column]
     if tasks:
         keys = [(m, r, p, int(k)) for m, r, p, k in rows[list(RUN_KEY)].itertuples(index=False)]
-        average = custom_average(keys, loaded.prompt_scores, loaded.uncertainty, tasks, comparable.tolist())
+        average = custom_average(
+            keys,
+            loaded.prompt_scores,
+            loaded.uncertainty,
+            tasks,
+            comparable.tolist(),
+            None if task_cps is None else task_cps(keys),
+        )
         rows[CUSTOM_TASKS_COLUMN] = ",".join(tasks)
         rows[CUSTOM_SORT] = average.points
         rows[CUSTOM_COLUMN] = _percent(average.points)
