@@ -235,8 +235,8 @@ def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort:
         table[CUSTOM_AVG] = rows[_CUSTOM].astype(float).to_numpy()
         table[CUSTOM_CI] = _intervals(rows, _CUSTOM)
         table[CUSTOM_TIER] = _ranks(rows[_CUSTOM_TIER])
+    _add_organisation(table, rows, "")  # beside the scores: a best of N is read with its score
     _add_identity(table, rows)
-    _add_organisation(table, rows, "")
     for task in SUITE:
         for aggregate in _chosen(filters):
             table[column_label(task.id, aggregate)] = _metric_column(rows, task.id, aggregate, "")
@@ -319,9 +319,9 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
             table[f"{CUSTOM_AVG} {setting.label}"] = both[_CUSTOM + suffix].astype(float).to_numpy()
             table[f"{CUSTOM_CI} {setting.label}"] = _intervals(both, _CUSTOM, suffix)
             table[f"{TIER} {setting.label} (custom)"] = _ranks(both[_CUSTOM_TIER + suffix])
-    _add_identity(table, both)
     for suffix, setting in (("_0", Setting.ZERO), ("_5", Setting.FIVE)):
         _add_organisation(table, both, suffix, f" {setting.label}")
+    _add_identity(table, both)
     for task in SUITE:
         for aggregate in _chosen(filters):
             label = column_label(task.id, aggregate)
