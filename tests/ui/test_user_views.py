@@ -49,13 +49,34 @@ def _view(board, setting=Setting.ZERO, **filters) -> pd.DataFrame:
 
 
 def test_a_custom_average_over_every_task_is_the_stored_mean_cps_with_its_interval_and_tier(board):
-    for setting in (Setting.ZERO, Setting.FIVE):
-        table = _view(board, setting, average_over=TASK_IDS)
-        ranked = table[table[views.TIER].notna()]
-        assert len(ranked) >= 6
-        assert (ranked[ranking.CUSTOM_AVG] == ranked[views.AVG]).all()
-        assert (ranked[ranking.CUSTOM_CI] == ranked[views.CI]).all()
-        assert (ranked[ranking.CUSTOM_TIER] == ranked[views.TIER]).all()
+    for k in (0, 5):
+        rows = board.rows(k)
+        keys = [
+            (m, r, p, int(n))
+            for m, r, p, n in rows[["model", "revision", "precision", "num_fewshot"]].itertuples(index=False)
+        ]
+        # Computed from the kept draws, as for any set of tasks ...
+        average = subsets.custom_average(
+            keys, board.loaded.prompt_scores, board.loaded.uncertainty, TASK_IDS, rows["comparable"].tolist()
+        )
+        ranked = rows["tier"].notna().to_numpy()
+        assert ranked.sum() >= 6
+        np.testing.assert_allclose(
+            average.points[ranked] * 100, rows["avg_cps"][ranked].astype(float), atol=0.005
+        )
+        np.testing.assert_allclose(
+            average.lows[ranked] * 100, rows["avg_cps_low"][ranked].astype(float), atol=0.005
+        )
+        np.testing.assert_allclose(
+            average.highs[ranked] * 100, rows["avg_cps_high"][ranked].astype(float), atol=0.005
+        )
+        assert [t for t, r in zip(average.tiers, ranked, strict=True) if r] == rows["tier"][ranked].tolist()
+        # ... and as the table shows it.
+        table = _view(board, Setting(str(k)), average_over=TASK_IDS)
+        shown = table[table[views.TIER].notna()]
+        assert (shown[ranking.CUSTOM_AVG] == shown[views.AVG]).all()
+        assert (shown[ranking.CUSTOM_CI] == shown[views.CI]).all()
+        assert (shown[ranking.CUSTOM_TIER] == shown[views.TIER]).all()
 
 
 def test_a_subsets_interval_and_tier_come_from_that_subsets_draws(board):

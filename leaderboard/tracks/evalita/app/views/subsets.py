@@ -36,7 +36,7 @@ from leaderboard.core.summary import KeptDraws, UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.core.uncertainty import percentile_intervals
 from leaderboard.tracks.evalita.app.results import RUN_KEY, LoadedResults, PromptScores, RunKey
-from leaderboard.tracks.evalita.app.tables import high_column, low_column
+from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, TIER_COLUMN, high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.metrics import cps_formula
@@ -339,7 +339,18 @@ def with_view_columns(
     rows[KIND_COLUMN] = model_kind(rows["model_type"], pd.Series(chat, index=rows.index, dtype=object))
     comparable = rows["comparable"].fillna(False).astype(bool)
     rank = rows[rank_column]
-    if tasks:
+    if tasks == tuple(TASK_IDS):
+        # Every task: the custom average is the ranking's mean CPS, whose interval and tier the
+        # rows already hold (custom_average computes the same from the same draws: a test pins it).
+        rows[CUSTOM_TASKS_COLUMN] = ",".join(tasks)
+        rows[CUSTOM_SORT] = rows[MAIN_SCORE_COLUMN].astype(float)
+        rows[CUSTOM_COLUMN] = rows[MAIN_SCORE_COLUMN]
+        for column in (low_column, high_column):
+            rows[column(CUSTOM_COLUMN)] = rows[column(MAIN_SCORE_COLUMN)]
+        rows[CUSTOM_TIER_COLUMN] = rows[TIER_COLUMN].astype("Int64")
+        rows[CUSTOM_RANK_COLUMN] = rows[rank_column].astype("Int64")
+        rank = rows[CUSTOM_RANK_COLUMN]
+    elif tasks:
         keys = [(m, r, p, int(k)) for m, r, p, k in rows[list(RUN_KEY)].itertuples(index=False)]
         average = custom_average(
             keys,
