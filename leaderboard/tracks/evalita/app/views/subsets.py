@@ -263,7 +263,7 @@ def model_kind(model_type: pd.Series, chat_template: pd.Series) -> pd.Series:
 
 def organisation(models: pd.Series) -> pd.Series:
     """The organisation of each model id: the part before the first ``/`` (the id itself without one)."""
-    return models.astype(str).str.split("/", n=1).str[0]
+    return pd.Series([str(m).split("/", 1)[0] for m in models], index=models.index, dtype=object)
 
 
 def organisation_counts(
@@ -275,15 +275,20 @@ def organisation_counts(
     ``counted`` marks the sibling runs (the setting's comparable runs); the others get their
     organisation's count and are never its best.
     """
-    orgs = organisation(models)
-    counts = orgs[counted].value_counts()
-    n = orgs.map(counts).fillna(0).astype(int)
-    ranked = counted & rank.notna()
-    frame = pd.DataFrame({"org": orgs, "rank": rank.astype(float), "model": models.astype(str)})[ranked]
-    top_index = frame.sort_values(["rank", "model"], kind="stable").drop_duplicates("org").index
-    top = pd.Series(False, index=models.index)
-    top[top_index] = True
-    return n, top
+    codes, _ = pd.factorize(organisation(models))
+    is_counted = counted.to_numpy(dtype=bool)
+    n = np.bincount(codes, weights=is_counted, minlength=codes.max() + 1 if len(codes) else 0)[codes]
+    ranks = pd.to_numeric(rank, errors="coerce").to_numpy(dtype=np.float64)
+    candidates = np.flatnonzero(is_counted & np.isfinite(ranks))
+    top = np.zeros(len(codes), dtype=bool)
+    if len(candidates):
+        names = models.astype(str).to_numpy()[candidates]
+        # Per organisation, its lowest rank first (ties by model id): the first of each code.
+        order = candidates[np.lexsort((names, ranks[candidates], codes[candidates]))]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = codes[order][1:] != codes[order][:-1]
+        top[order[first]] = True
+    return pd.Series(n.astype(int), index=models.index), pd.Series(top, index=models.index)
 
 
 def best_of_text(orgs: pd.Series, counts: pd.Series, top: pd.Series) -> pd.Series:
