@@ -156,3 +156,36 @@ def test_a_link_with_the_four_views_restores_them(page, served_views):
     assert "complete=1" in page.url and "org_best=1" in page.url and "kinds=chat,unknown" in page.url
     _shot(page, "35-ranking-views-from-link")
     assert page.dialogs == []
+
+
+def test_the_ranking_api_takes_the_four_views_by_name(served_views):
+    from gradio_client import Client
+
+    client = Client(served_views.url, verbose=False)
+    banner, table, _csv, caption = client.predict(
+        "0",
+        [],
+        [],
+        [],
+        "",
+        ["cps"],
+        False,
+        "rank",
+        1,
+        "lm-eval",
+        ["te", "sa"],
+        True,
+        ["chat", "unknown"],
+        True,
+        api_name="/ranking",
+    )
+    value = table.get("value", table)
+    headers = value["headers"]
+    assert "Avg CPS (custom)" in headers and "Best of N" in headers and "Kind" in headers
+    kinds = {row[headers.index("Kind")] for row in value["data"]}
+    assert kinds <= {"chat", "unknown"}
+    assert "mean CPS over TE, SA only" in caption
+    assert "hidden" not in banner  # complete over TE and SA: the run without SUM stays
+    assert INCOMPLETE_MODEL in {
+        row[headers.index("Model")].split(">")[-2].split("<")[0] for row in value["data"]
+    }
