@@ -102,6 +102,29 @@ def _parser() -> argparse.ArgumentParser:
         help="--format eee only: the folder the Every Eval Ever files go to (data/<benchmark>/<org>/<model>/…)",
     )
     export.add_argument(
+        "--average-over",
+        metavar="TASKS",
+        default="",
+        help="evalita: add a custom average over these comma-separated task ids (e.g. te,sa), with its "
+        "interval, tier and rank (custom_avg_cps, custom_avg_cps_low/_high, custom_tier, custom_rank)",
+    )
+    export.add_argument(
+        "--complete-only",
+        action="store_true",
+        help="evalita: only runs with a CPS on every task averaged (the custom average's, else all ten)",
+    )
+    export.add_argument(
+        "--kinds",
+        metavar="KINDS",
+        default="",
+        help="evalita: only runs of these comma-separated model kinds: chat, base, unknown",
+    )
+    export.add_argument(
+        "--org-best",
+        action="store_true",
+        help="evalita: only each organisation's best ranked run per setting (org_runs counts its runs)",
+    )
+    export.add_argument(
         "--include-noncomparable",
         action="store_true",
         help="also show runs on sample or local data, with a --limit or of a task subset (left out by default)",
@@ -169,6 +192,10 @@ def _two_decimals(table: pd.DataFrame, percent_columns: frozenset[str]) -> pd.Da
     return shown
 
 
+def _listed(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def export(args: argparse.Namespace, settings: Settings) -> int:
     if args.format == ExportFormat.EEE:
         from leaderboard.eee.cli import export_eee
@@ -213,8 +240,21 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     _warn_skipped(problems)
     if not records:
         logger.warning("no usable results files (track %s) in %r", track, stores.results)
-    options = ExportOptions(args.fewshot, args.prompts, args.include_noncomparable, args.metrics)
-    table = export_results(records, options)
+    options = ExportOptions(
+        args.fewshot,
+        args.prompts,
+        args.include_noncomparable,
+        args.metrics,
+        average_over=_listed(args.average_over),
+        complete_only=args.complete_only,
+        kinds=_listed(args.kinds),
+        org_best=args.org_best,
+    )
+    try:
+        table = export_results(records, options)
+    except ValueError as exc:  # an option the track cannot use (an unknown task id, kind)
+        logger.error("%s", exc)
+        return EXIT_USAGE
     for note in table.notes:
         logger.warning("%s", note)
     try:

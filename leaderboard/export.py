@@ -26,6 +26,14 @@ class ExportOptions:
     #: A track with several metric sets (``TrackSpec.metric_sets``): which one, or ``both``
     #: (None: its default, the first).
     metrics: str | None = None
+    #: A custom average over these of the track's columns (Evalita: task ids; empty: none).
+    average_over: tuple[str, ...] = ()
+    #: Only runs with a score in every column averaged (the custom average's, else all).
+    complete_only: bool = False
+    #: Only runs of these model kinds (``chat``, ``base``, ``unknown``; empty: all).
+    kinds: tuple[str, ...] = ()
+    #: Only each organisation's best ranked run per setting.
+    org_best: bool = False
 
 
 #: ``export --metrics both``: every metric set of the track, one block of rows each.

@@ -26,6 +26,7 @@ from leaderboard.tracks.evalita.app import tables, views
 from leaderboard.tracks.evalita.app.contents import records_of_table
 from leaderboard.tracks.evalita.app.records import load_results
 from leaderboard.tracks.evalita.app.tables import TIER_COLUMN, ranking_table
+from leaderboard.tracks.evalita.app.views import ranking
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION
 from leaderboard.tracks.evalita.schema import ResultsFile
@@ -87,6 +88,33 @@ def test_rescore_rewrites_an_outdated_uncertainty_block_and_the_run_gets_a_tier_
     assert rescore.main(["--all"]) == rescore.EXIT_OK  # idempotent: a current block is left alone
     out = capsys.readouterr().out
     assert "0 written" in out and "intervals (" not in out
+
+
+def test_a_current_block_without_per_task_draws_gets_them_so_a_custom_average_has_an_interval(
+    store: tuple[Path, dict[Path, dict]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, current = store
+    for path, block in current.items():  # a block of the current method, written before issue 32
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw["uncertainty"] = {
+            **block,
+            "draws": {k: v for k, v in block["draws"].items() if k in (MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE)},
+        }
+        path.write_text(json.dumps(raw), encoding="utf-8")
+    board = views.Board(load_results(open_stores(Settings(data_dir=root)).results))
+    shown = views.ranking_view(board, "0", views.RankingFilters(average_over=("te", "sa"))).table
+    assert (shown[ranking.CUSTOM_CI] == views.NO_INTERVAL).all()  # no per-task draws: "—"
+
+    assert rescore.main(["--all"]) == rescore.EXIT_OK
+    out = capsys.readouterr().out
+    assert out.count(f"; lm-eval intervals ({METHOD_VERSION}) written") == 4, out
+    for path, raw in _raw(root).items():
+        assert raw["uncertainty"] == current[path]  # what the worker writes, to the last bit
+    board = views.Board(load_results(open_stores(Settings(data_dir=root)).results))
+    shown = views.ranking_view(board, "0", views.RankingFilters(average_over=("te", "sa"))).table
+    assert (shown[ranking.CUSTOM_CI] != views.NO_INTERVAL).all()
+    assert rescore.main(["--all"]) == rescore.EXIT_OK  # and a second pass writes nothing
+    assert "0 written" in capsys.readouterr().out
 
 
 def test_an_outdated_block_without_its_per_item_file_is_kept_and_exits_1(

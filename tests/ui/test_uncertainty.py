@@ -227,7 +227,9 @@ def test_the_about_page_says_what_is_estimated_what_an_interval_and_a_tier_are()
 
 def test_synthetic_store_files_carry_what_the_worker_writes(data_dir):
     results = sorted((data_dir / "results").rglob("results_*_0shot.json"))
-    assert results and os.path.getsize(results[0]) < 40_000  # the kept draws are about 5 KB
+    # The kept draws: the mean CPS's two sets (about 11 KB) and each task's first 200 resamples
+    # (about 21 KB, for the custom average): a file stays small.
+    assert results and os.path.getsize(results[0]) < 60_000
     assert len(list((data_dir / "details").rglob("items.parquet"))) == 2 * SYNTHETIC
 
 

@@ -14,7 +14,13 @@ from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
 from leaderboard.core.schema import ModelInfo
 from leaderboard.core.summary import UncertaintySummary, decode_draws, encode_draws
 from leaderboard.core.uncertainty import DEFAULT_CONFIG
-from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION, RunUncertainty, cps_run
+from leaderboard.tracks.evalita.cps_intervals import (
+    METHOD_VERSION,
+    TASK_DRAWS_KEPT,
+    RunUncertainty,
+    cps_run,
+    mean_draws_key,
+)
 from leaderboard.tracks.evalita.definition import TASK_IDS, TASKS
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
 from leaderboard.tracks.evalita.uncertainty import (
@@ -22,6 +28,7 @@ from leaderboard.tracks.evalita.uncertainty import (
     MEAN_CPS_FIGURE,
     MEAN_CPS_TIE_FIGURE,
     cps_figure,
+    cps_tie_figure,
     evalita_summary,
     prompt_figure,
     summary_of,
@@ -69,13 +76,28 @@ def test_the_block_holds_every_interval_and_the_mean_cps_draws_paired_by_key(run
     assert len(summary.intervals) == sum(len(t.prompts) for t in TASKS.values()) + len(TASKS) + 1
 
 
+def test_the_block_keeps_each_tasks_first_resamples_under_the_tasks_own_key(run):
+    boot = cps_run(run, EVALITA_KINDS)
+    summary = summary_of(RunUncertainty.of(boot, TASK_IDS), DEFAULT_CONFIG)
+    for task_id, task in boot.tasks.items():
+        reflected, tie = summary.draws[cps_figure(task_id)], summary.draws[cps_tie_figure(task_id)]
+        assert reflected.key == tie.key == task.draws_key
+        np.testing.assert_allclose(reflected.values(), task.reflected[:TASK_DRAWS_KEPT], rtol=1e-6)
+        np.testing.assert_allclose(tie.values(), task.tie_aware[:TASK_DRAWS_KEPT], rtol=1e-6)
+    # The mean CPS's key is the key of the mean over every task's draws (what a custom average
+    # over all ten tasks would carry), so the two are paired.
+    assert summary.draws[MEAN_CPS_FIGURE].key == mean_draws_key(boot.tasks[t].draws_key for t in TASK_IDS)
+
+
 def test_a_results_file_keeps_the_block_through_its_json(run):
     boot = cps_run(run, EVALITA_KINDS)
     summary = summary_of(RunUncertainty.of(boot, TASK_IDS), DEFAULT_CONFIG)
     data = _results(boot, summary).to_json()
     back = ResultsFile.from_json(data, "x.json")
     assert back.uncertainty == summary
-    assert len(data) < 25_000  # the two draw sets are about 5 KB of base64 each
+    # The mean CPS's two draw sets are about 5 KB of base64 each; each task's two sets of its first
+    # TASK_DRAWS_KEPT resamples about 1 KB each (21 KB for the ten tasks: the custom average's).
+    assert len(data) < 50_000
     # Without per-item data the file says nothing of intervals (as every older file).
     assert b"uncertainty" not in _results(boot, None).to_json()
 

@@ -23,7 +23,8 @@ No model, no GPU, no network: it reads the results and details stores of ``Setti
 * the results file's ``uncertainty`` block (the lm-eval scores' intervals, checked with the
   ``lm-eval`` set) is **refreshed** when it predates the current interval method (its
   ``method`` does not name :data:`~leaderboard.tracks.evalita.cps_intervals.METHOD_VERSION`:
-  percentile intervals and mean-CPS draws the app no longer pairs, so such a run gets no tier):
+  percentile intervals and mean-CPS draws the app no longer pairs, so such a run gets no tier),
+  or keeps no per-task draws (written before issue 32: no custom average's interval or tier):
   it is recomputed from the run's per-item file (``items.parquet`` in its details folder) and
   rewritten in place, only if those items reproduce the published scores.  ``tasks`` is never
   touched; a current block is left as it is.
@@ -74,7 +75,7 @@ from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.uncertainty import DrawCache
 from leaderboard.tracks.evalita.cps_intervals import METHOD_VERSION
-from leaderboard.tracks.evalita.definition import TRACK
+from leaderboard.tracks.evalita.definition import TASK_IDS, TRACK
 from leaderboard.tracks.evalita.metric_sets import (
     METRIC_SETS,
     MetricSet,
@@ -92,7 +93,7 @@ from leaderboard.tracks.evalita.schema import (
     details_file_name,
     parse_details,
 )
-from leaderboard.tracks.evalita.uncertainty import evalita_summary, metric_set_summary
+from leaderboard.tracks.evalita.uncertainty import cps_figure, evalita_summary, metric_set_summary
 
 log = logging.getLogger("backend.tracks.evalita.rescore")
 
@@ -254,8 +255,14 @@ class _PerItemFile:
 
 def outdated(summary: UncertaintySummary | None) -> bool:
     """Whether an ``uncertainty`` block predates the current interval method (its ``method`` does
-    not name :data:`METHOD_VERSION`); an absent block is not outdated (the run has no per-item data)."""
-    return summary is not None and METHOD_VERSION not in summary.method
+    not name :data:`METHOD_VERSION`), or keeps a task's CPS interval without that task's draws
+    (a block written before issue 32: a custom average over some tasks gets no interval or tier
+    from it); an absent block is not outdated (the run has no per-item data)."""
+    if summary is None:
+        return False
+    if METHOD_VERSION not in summary.method:
+        return True
+    return any(cps_figure(t) in summary.intervals and cps_figure(t) not in summary.draws for t in TASK_IDS)
 
 
 def _published(tasks: Mapping[str, TaskResult]) -> dict[str, dict[str, float | None]]:

@@ -71,6 +71,13 @@ Array = NDArray[np.float64]
 #: The shrinkage factor ``k`` of the tie-aware centring (module docstring), chosen by
 #: simulation among 0.5…3: the smallest that keeps the tied case's coverage ≥ 93 %.
 TIE_SHRINK = 1.5
+#: How many of a task CPS's resamples a results file keeps (the first ones: a mean over any subset
+#: of tasks is then resampled with the same indices, paired across runs as the mean CPS is).
+#: Fewer than the mean CPS's 1,000: each task's two draw sets cost a results file 4/3 × 8 bytes
+#: per resample (200: 21 KB for the ten tasks, against 107 KB for all 1,000) and the app as much
+#: memory per run; 200 resamples put a percentile interval's ends within about 0.2 standard errors
+#: (Monte Carlo), which the About page states for the custom average.
+TASK_DRAWS_KEPT = 200
 #: What the draws of this module mean (reflected, with a tie-aware twin): part of every key,
 #: so draws of an earlier method are never paired with these.
 METHOD_VERSION = "cps-reflected-tie-aware/2"
@@ -238,15 +245,21 @@ class RunCPS:
         if not task_ids or any(t not in self.tasks for t in task_ids):
             return None
         chosen = [self.tasks[t] for t in task_ids]
-        key = hashlib.blake2b(
-            "|".join([METHOD_VERSION, *(t.draws_key for t in chosen)]).encode(), digest_size=16
-        ).hexdigest()
         return MeanCPS(
             fmean(t.cps for t in chosen),
             np.mean(np.stack([t.reflected for t in chosen]), axis=0),
             np.mean(np.stack([t.tie_aware for t in chosen]), axis=0),
-            key,
+            mean_draws_key(t.draws_key for t in chosen),
         )
+
+
+def mean_draws_key(task_keys: Iterable[str]) -> str:
+    """The draws key of a mean CPS over tasks whose draws have ``task_keys`` (in task order).
+
+    Equal keys: paired draws.  The ranking's mean CPS and a custom average over the same tasks
+    (``app/views/subsets``) get the same key, so their draws and tiers are comparable.
+    """
+    return hashlib.blake2b("|".join([METHOD_VERSION, *task_keys]).encode(), digest_size=16).hexdigest()
 
 
 def cps_runs(
@@ -293,6 +306,12 @@ class RunUncertainty:
     mean_cps_draws: Array | None = None
     mean_cps_tie_draws: Array | None = None
     mean_key: str | None = None
+    #: Per task: its draws key and its CPS's two draw sets, the first :data:`TASK_DRAWS_KEPT`
+    #: resamples as float32 (what a file keeps), so that a mean over any subset of tasks can be
+    #: resampled again (a custom average).
+    cps_draws: Mapping[str, tuple[str, NDArray[np.float32], NDArray[np.float32]]] = field(
+        default_factory=dict
+    )
 
     @classmethod
     def of(cls, run: RunCPS, task_ids: Sequence[str]) -> RunUncertainty:
@@ -312,6 +331,16 @@ class RunUncertainty:
             mean_cps_draws=None if mean is None else mean.reflected,
             mean_cps_tie_draws=None if mean is None else mean.tie_aware,
             mean_key=None if mean is None else mean.key,
+            cps_draws=MappingProxyType(
+                {
+                    t: (
+                        task.draws_key,
+                        task.reflected[:TASK_DRAWS_KEPT].astype(np.float32),
+                        task.tie_aware[:TASK_DRAWS_KEPT].astype(np.float32),
+                    )
+                    for t, task in run.tasks.items()
+                }
+            ),
         )
 
     def to_bytes(self) -> bytes:
@@ -329,12 +358,15 @@ class RunUncertainty:
             "mean_cps": self.mean_cps,
             "mean_cps_interval": pair(self.mean_cps_interval),
             "mean_key": self.mean_key,
+            "cps_draws_keys": {t: key for t, (key, _, _) in self.cps_draws.items()},
         }
         sink = io.BytesIO()
         arrays = {"header": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)}
         if self.mean_cps_draws is not None and self.mean_cps_tie_draws is not None:
             arrays["mean_cps_draws"] = self.mean_cps_draws
             arrays["mean_cps_tie_draws"] = self.mean_cps_tie_draws
+        for t, (_, reflected, tie_aware) in self.cps_draws.items():
+            arrays[f"cps__{t}"], arrays[f"cps_tie__{t}"] = reflected, tie_aware
         np.savez(sink, **arrays)
         return sink.getvalue()
 
@@ -344,6 +376,10 @@ class RunUncertainty:
             header = json.loads(npz["header"].tobytes())
             draws = npz.get("mean_cps_draws")
             tie_draws = npz.get("mean_cps_tie_draws")
+            cps_draws = {
+                t: (key, npz[f"cps__{t}"], npz[f"cps_tie__{t}"])
+                for t, key in header.get("cps_draws_keys", {}).items()
+            }
         level = float(header["level"])
 
         def interval(pair: list[float] | None) -> Interval | None:
@@ -363,6 +399,7 @@ class RunUncertainty:
             mean_cps_draws=draws,
             mean_cps_tie_draws=tie_draws,
             mean_key=header["mean_key"],
+            cps_draws=MappingProxyType(cps_draws),
         )
 
 
@@ -378,7 +415,7 @@ def uncertainties(
     """:class:`RunUncertainty` per run (``None`` for a run without per-item data).
 
     Runs are bootstrapped ``chunk`` at a time (a :class:`RunCPS` holds ``(P + 2)·B`` floats
-    per task, a :class:`RunUncertainty` only ``2·B``), sharing ``cache``'s draws.
+    per task, a :class:`RunUncertainty` only ``2·B`` and ``2·TASK_DRAWS_KEPT`` per task), sharing ``cache``'s draws.
     """
     cache = cache or DrawCache()
     runs = list(runs)

@@ -349,6 +349,11 @@ def cps_figure(task_id: str) -> str:
 MEAN_CPS_TIE_FIGURE = "mean_cps/tie_aware"
 
 
+def cps_tie_figure(task_id: str) -> str:
+    """``tasks/<task>/cps/tie_aware``: the second draw set of a task's CPS in the ``draws``."""
+    return figure_path("tasks", task_id, "cps", "tie_aware")
+
+
 def summary_of(kept: RunUncertainty, config: BootstrapConfig) -> UncertaintySummary:
     """The ``uncertainty`` block of a run from its kept intervals (and the mean CPS's draws)."""
     intervals: dict[str, Interval] = {}
@@ -366,6 +371,11 @@ def summary_of(kept: RunUncertainty, config: BootstrapConfig) -> UncertaintySumm
         intervals[MEAN_CPS_FIGURE] = kept.mean_cps_interval
         draws[MEAN_CPS_FIGURE] = (kept.mean_key, kept.mean_cps_draws)
         draws[MEAN_CPS_TIE_FIGURE] = (kept.mean_key, kept.mean_cps_tie_draws)
+    # Each task's CPS draws too (optional, since issue 32): a mean over any subset of tasks is
+    # then resampled exactly as the mean CPS is (a custom average, its interval and tier).
+    for task_id, (key, reflected, tie_aware) in kept.cps_draws.items():
+        draws[cps_figure(task_id)] = (key, reflected)
+        draws[cps_tie_figure(task_id)] = (key, tie_aware)
     return UncertaintySummary.build(config, intervals, draws, method=f"{METHOD} ({METHOD_VERSION})")
 
 

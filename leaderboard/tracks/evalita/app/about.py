@@ -95,6 +95,31 @@ which the two models' answers differ, and one line such as "A better on 3 tasks,
 on 6, B better on 1".
 """
 
+USER_VIEWS = """
+### Your own views of the ranking
+
+**A custom average** over the tasks you pick is the mean of their CPS.  Its interval and tier are
+computed as the mean CPS's: every run keeps each task's CPS resampled (the first 200 of its 1,000
+resamples, on the same items for every run), a resample of the custom average is the mean of the
+chosen tasks' resamples, and the tier is the same paired test among the setting's runs.  With
+200 resamples the interval's ends carry a little more Monte Carlo noise (about 0.2 of a standard
+error) than the ranking's; with all ten tasks picked it *is* the ranking's mean CPS, interval and
+tier.  **Complete results only** hides the runs without a CPS on every task in view and says how
+many it hid and what they miss.  **Chat and base models** are kept apart by what a run records:
+*chat* when it applied the model's chat template or its submitter called it instruction-tuned,
+*base* when it is pretrained and ran without one, *unknown* otherwise.
+
+**Best of N from an organisation.**  An organisation (the part of a model id before "/") that
+submits many variants of its model and keeps its best score at the top gets an inflated score:
+each run's score is its skill plus test-set noise, and the maximum of N noisy scores sits above
+a typical one even when every variant is equally good — the more submissions, the larger the
+lift ("The Leaderboard Illusion", Singh et al. 2025, found such selective submission on Chatbot
+Arena).  So the ranking counts each organisation's comparable runs in the setting (*Org runs*)
+and marks its best ranked run "best of N from ORG": read that score as the best of N draws, and
+compare it with the organisation's other runs (or show only each organisation's best run, which
+makes every organisation one entry).
+"""
+
 METRIC_SETS = """
 ### Two metric sets: lm-eval and as specified
 
@@ -180,6 +205,7 @@ def about_markdown() -> str:
             tasks_markdown(),
             METRICS.strip(),
             UNCERTAINTY.strip(),
+            USER_VIEWS.strip(),
             METRIC_SETS.strip(),
             REPRODUCE.strip(),
             "### Citation",

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
+from eval_queue.text import unknown_name
 from leaderboard.export import ALL_METRIC_SETS, ExportOptions, ExportTable, hidden_runs_note
 from leaderboard.tracks.evalita.app.records import LoadedResults, RunRecord, loaded_from_records
 from leaderboard.tracks.evalita.app.tables import (
@@ -20,10 +21,13 @@ from leaderboard.tracks.evalita.app.tables import (
     TIER_COLUMN,
     Aggregate,
     all_prompts_table,
+    high_column,
+    low_column,
     ranking_table,
     task_column,
 )
-from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.app.views import subsets
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet, differing_tasks
 
 
@@ -33,6 +37,7 @@ def export_results(records: Mapping[str, RunRecord], options: ExportOptions) -> 
     In metric set ``options.metrics`` (default lm-eval; ``both``: the lm-eval rows, then the
     as-specified ones), named in the ``metrics`` column; each set is ranked on its own.
     """
+    check_view_options(options)
     loaded = loaded_from_records(records, [])
     chosen = (
         list(MetricSet)
@@ -44,16 +49,67 @@ def export_results(records: Mapping[str, RunRecord], options: ExportOptions) -> 
     ]
     table = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
     summary = PROMPT_SUMMARY if options.prompts else RANKING_SUMMARY
-    notes = _hidden(loaded, options) + _missing(loaded, chosen, options)
+    notes = _hidden(loaded, options) + _missing(loaded, chosen, options) + _incomplete(loaded, options)
+    custom = {subsets.CUSTOM_COLUMN, low_column(subsets.CUSTOM_COLUMN), high_column(subsets.CUSTOM_COLUMN)}
     return ExportTable(
-        table, PERCENT_COLUMNS, notes, {**summary, **({"metrics": "metrics"} if len(chosen) > 1 else {})}
+        table,
+        PERCENT_COLUMNS | custom,
+        notes,
+        {**summary, **({"metrics": "metrics"} if len(chosen) > 1 else {})},
     )
 
 
 def _table(loaded: LoadedResults, options: ExportOptions) -> pd.DataFrame:
     if options.prompts:
         return all_prompts_table(loaded, options.num_fewshot, options.include_noncomparable)
-    return ranking_table(loaded, options.num_fewshot, options.include_noncomparable)
+    table = ranking_table(loaded, options.num_fewshot, options.include_noncomparable)
+    return _with_views(loaded, table, options)
+
+
+def check_view_options(options: ExportOptions) -> None:
+    """``ValueError`` naming an unknown task id or model kind (nothing is exported then)."""
+    for task_id in options.average_over:
+        if task_id not in TASKS:
+            raise ValueError(unknown_name("task", task_id, TASK_IDS))
+    for kind in options.kinds:
+        if kind not in subsets.MODEL_KINDS:
+            raise ValueError(unknown_name("model kind", kind, subsets.MODEL_KINDS))
+
+
+def _with_views(loaded: LoadedResults, table: pd.DataFrame, options: ExportOptions) -> pd.DataFrame:
+    """The ranking with the user views' columns (kind, organisation counts and best run, and the
+    custom average when ``--average-over`` names tasks), each setting on its own, filtered as asked."""
+    tasks = subsets.chosen_tasks(options.average_over)
+    parts = [
+        subsets.with_view_columns(group, loaded, tasks, RANK_COLUMN)
+        for _, group in table.groupby("num_fewshot", sort=True)
+    ]
+    extra = [*subsets.VIEW_COLUMNS, *(subsets.CUSTOM_COLUMNS if tasks else ())]
+    if not parts:
+        return table.reindex(columns=[*table.columns, *extra])
+    rows = pd.concat(parts, ignore_index=True)
+    if options.kinds:
+        rows = rows[rows[subsets.KIND_COLUMN].isin(options.kinds)]
+    if options.org_best:
+        rows = rows[rows[subsets.ORG_BEST_COLUMN]]
+    if options.complete_only:
+        rows = rows[subsets.missing_tasks(rows, _cps_columns(tasks)) == ""]
+    return rows[[*table.columns, *extra]].reset_index(drop=True)
+
+
+def _cps_columns(tasks: tuple[str, ...]) -> dict[str, str]:
+    return {t: task_column(t, Aggregate.CPS) for t in (tasks or TASK_IDS)}
+
+
+def _incomplete(loaded: LoadedResults, options: ExportOptions) -> tuple[str, ...]:
+    """With ``--complete-only``: how many runs it hid, and which tasks they miss."""
+    if not options.complete_only or options.prompts:
+        return ()
+    table = ranking_table(loaded, options.num_fewshot, options.include_noncomparable)
+    text = subsets.hidden_text(
+        subsets.missing_tasks(table, _cps_columns(subsets.chosen_tasks(options.average_over)))
+    )
+    return (f"{text} (--complete-only)",) if text else ()
 
 
 def _missing(loaded: LoadedResults, chosen: list[MetricSet], options: ExportOptions) -> tuple[str, ...]:
@@ -87,6 +143,8 @@ RANKING_SUMMARY: Mapping[str, str] = MappingProxyType(
         "data": "data",
         "limit": "limit",
         MAIN_SCORE_COLUMN: "avg CPS",
+        subsets.CUSTOM_COLUMN: "custom avg",
+        subsets.CUSTOM_TIER_COLUMN: "custom tier",
         **{task_column(task.id, Aggregate.CPS): task.abbrev for task in SUITE},
     }
 )

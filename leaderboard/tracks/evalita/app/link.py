@@ -18,6 +18,7 @@ from eval_queue.requests import ModelType, Precision
 from leaderboard.state import Getter, PageState, UrlField
 from leaderboard.tracks.evalita.app.views.labels import SIZE_BUCKETS
 from leaderboard.tracks.evalita.app.views.ranking import DEFAULT_SORT, RANKING_SORTS
+from leaderboard.tracks.evalita.app.views.subsets import MODEL_KINDS
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet
 from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, RUN_SETTINGS, Aggregate, Setting
@@ -50,6 +51,14 @@ class EvalitaLink:
     answers_prompt: str = SUITE[0].prompts[0].id
     #: The metric set of every score shown: ``lm-eval`` (the paper's tables) or ``as-specified``.
     metrics: str = DEFAULT_METRIC_SET.value
+    #: The ranking's custom average: the tasks it averages (suite order; empty: none).
+    avg_tasks: tuple[str, ...] = ()
+    #: The ranking shows only runs with a CPS on every task in view.
+    complete: bool = False
+    #: The ranking's model kinds (chat, base, unknown; empty: all).
+    kinds: tuple[str, ...] = ()
+    #: The ranking shows only each organisation's best run.
+    org_best: bool = False
 
     @classmethod
     def of(cls, state: PageState) -> EvalitaLink:
@@ -65,6 +74,11 @@ def _answers_prompt(prompt: Any, get: Getter) -> str:
     """The answers' prompt belongs to the answers' task (else that task's first)."""
     task = TASKS[str(get("answers_task"))]
     return prompt if prompt in task.prompt_ids else task.prompt_ids[0]
+
+
+def _suite_order(tasks: Any, get: Getter) -> tuple[str, ...]:
+    """A custom average's tasks in suite order, each once: one state per set of tasks."""
+    return tuple(t for t in TASK_IDS if t in set(tasks))
 
 
 def _task_abbrev(task_id: Any) -> str:
@@ -105,6 +119,15 @@ _SPECS: Mapping[str, dict[str, Any]] = {
     "answers_task": {"choices": TASK_IDS, "describe": _task_abbrev},
     "answers_prompt": {"normalise": _answers_prompt},
     "metrics": {"choices": _values(*MetricSet), "describe": lambda m: MetricSet(str(m)).label},
+    "avg_tasks": {
+        "choices": TASK_IDS,
+        "normalise": _suite_order,
+        "describe": lambda tasks: ", ".join(tasks) or "none (no custom average)",
+        "resets": _RANKING_ROWS,
+    },
+    "complete": {"resets": _RANKING_ROWS},
+    "kinds": {"choices": MODEL_KINDS, "resets": _RANKING_ROWS},
+    "org_best": {"resets": _RANKING_ROWS},
 }
 
 #: The Evalita tabs' ``url_fields``, in the order a link writes them.

@@ -15,7 +15,9 @@ from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.app.link import URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.app.tab.controls import metrics_switch
+from leaderboard.tracks.evalita.app.views import subsets
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
+from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
@@ -36,6 +38,10 @@ RANKING_API = Api(
         "sort",
         "ranking_page",
         "metrics",
+        "avg_tasks",
+        "complete",
+        "kinds",
+        "org_best",
     ),
     outputs=("banner", "table", "csv", "caption"),
 )
@@ -50,6 +56,10 @@ def filters_of(state: PageState) -> views.RankingFilters:
         search=link.search,
         columns=link.columns,
         show_noncomparable=link.all_runs,
+        average_over=link.avg_tasks,
+        complete_only=link.complete,
+        kinds=link.kinds,
+        org_best=link.org_best,
     )
 
 
@@ -84,7 +94,14 @@ def caption(view: views.RankingView, page: views.TablePage, filters: views.Ranki
             )
         return "No run matches these filters."
     pages = f" · page {page.number} of {page.count}" if page.count > 1 else ""
-    return f"{page.caption} shown{pages} · click a row to open the model's page  \n{TIER_SENTENCE}"
+    custom = ""
+    if filters.average_over:
+        names = ", ".join(TASKS[t].abbrev for t in subsets.chosen_tasks(filters.average_over))
+        custom = (
+            f"  \n*Avg CPS (custom)* = the mean CPS over {names} only, ordering the rows; its interval and "
+            "tier are recomputed from each run's resampled task scores (*Rank* stays the ten-task rank)."
+        )
+    return f"{page.caption} shown{pages} · click a row to open the model's page{custom}  \n{TIER_SENTENCE}  \n{BEST_OF_SENTENCE}"
 
 
 #: What the Tier column means, in one sentence (the definition ``leaderboard.core.tiers`` implements).
@@ -92,6 +109,44 @@ TIER_SENTENCE = (
     "*Tier* = 1 + the number of runs significantly better than this one (paired test on the mean "
     "CPS, Holm-corrected, α = 0.05): tier 1 means no run is significantly better."
 )
+
+
+#: What the Best-of-N column means (the About page says why it matters).
+BEST_OF_SENTENCE = (
+    "*Best of N from ORG* marks an organisation's best run among its N runs in this setting (the part "
+    "of the model id before “/”): a best of many submissions is a selected score, not a typical one."
+)
+
+
+def _views() -> dict[str, gr.components.Component]:
+    """The issue-32 views: custom average, complete results only, model kind, organisations."""
+    with gr.Accordion(
+        "Custom average, complete results, chat vs base, organisations", open=False, elem_id="ranking-views"
+    ):
+        avg_tasks = gr.CheckboxGroup(
+            [(f"{t.abbrev}", t.id) for t in SUITE],
+            value=[],
+            label="Custom average over these tasks (none = the ten-task mean only)",
+            elem_id="ranking-avg-tasks",
+        )
+        with gr.Row():
+            kinds = gr.CheckboxGroup(
+                [(subsets.KIND_LABELS[k], k) for k in subsets.MODEL_KINDS],
+                value=[],
+                label="Model kind (none = all; unknown: the run does not say)",
+                elem_id="ranking-kinds",
+            )
+            complete = gr.Checkbox(
+                label="Only runs with complete results (every task of the average in view)",
+                value=False,
+                elem_id="ranking-complete",
+            )
+            org_best = gr.Checkbox(
+                label="Only each organisation's best run",
+                value=False,
+                elem_id="ranking-org-best",
+            )
+    return {"avg_tasks": avg_tasks, "kinds": kinds, "complete": complete, "org_best": org_best}
 
 
 def _filters() -> dict[str, gr.components.Component]:
@@ -162,6 +217,7 @@ class RankingTab(Tab):
             )
         metrics = metrics_switch("ranking-metrics")
         filters = _filters()
+        user_views = _views()
         banner = gr.Markdown(elem_id="ranking-banner")
         shown = gr.Markdown(elem_id="ranking-caption")
         table = gr.Dataframe(
@@ -201,6 +257,7 @@ class RankingTab(Tab):
                 "all_runs": all_runs,
                 "metrics": metrics,
                 **filters,
+                **user_views,
             },
             outputs={
                 "banner": banner,

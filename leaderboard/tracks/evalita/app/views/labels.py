@@ -45,11 +45,27 @@ class RankingFilters:
     search: str = ""
     columns: tuple[Aggregate, ...] = (Aggregate.CPS,)
     show_noncomparable: bool = False
+    #: The tasks of a custom average (suite order; empty: none, the ranking's mean CPS only).
+    average_over: tuple[str, ...] = ()
+    #: Only runs with a CPS on every task in view (the custom average's, else all ten).
+    complete_only: bool = False
+    #: Model kinds kept (``chat``, ``base``, ``unknown``; empty: all).
+    kinds: tuple[str, ...] = ()
+    #: Only each organisation's best ranked run (its siblings hidden).
+    org_best: bool = False
 
     @property
     def narrowed(self) -> bool:
         """Whether any filter hides rows (the column chooser and the scope do not)."""
-        return bool(self.model_types or self.sizes or self.precisions or self.search.strip())
+        return bool(
+            self.model_types
+            or self.sizes
+            or self.precisions
+            or self.search.strip()
+            or self.complete_only
+            or self.kinds
+            or self.org_best
+        )
 
 
 def task_label(task_id: str) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+import numpy as np
 import pandas as pd
 
 from eval_queue.vocabulary import RunRef
@@ -17,6 +18,7 @@ from leaderboard.tracks.evalita.app.tables import (
     low_column,
     task_column,
 )
+from leaderboard.tracks.evalita.app.views import subsets
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import (
     AVG,
@@ -26,7 +28,7 @@ from leaderboard.tracks.evalita.app.views.labels import (
     _spread,
     column_label,
 )
-from leaderboard.tracks.evalita.definition import SUITE, TASKS
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
 from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, Aggregate, Setting
 from leaderboard.views.common import (
     CI,
@@ -61,8 +63,37 @@ RANKING_SORTS: Mapping[str, str] = MappingProxyType(
 DEFAULT_SORT = "rank"
 
 
-def setting_rows(board: Board, num_fewshot: int) -> pd.DataFrame:
-    return board.rows(num_fewshot)
+#: The columns of the issue-32 views (the table's headings; the CSV writes them as shown).
+CUSTOM_AVG, CUSTOM_CI, CUSTOM_TIER = f"{AVG} (custom)", f"{CI} (custom)", f"{TIER} (custom)"
+KIND, ORG_RUNS, BEST_OF = "Kind", "Org runs", "Best of N"
+_CUSTOM, _CUSTOM_SORT, _CUSTOM_RANK = subsets.CUSTOM_COLUMN, subsets.CUSTOM_SORT, subsets.CUSTOM_RANK_COLUMN
+_CUSTOM_TIER, _KIND = subsets.CUSTOM_TIER_COLUMN, subsets.KIND_COLUMN
+_ORG_RUNS, _ORG_TOP = subsets.ORG_RUNS_COLUMN, subsets.ORG_BEST_COLUMN
+
+
+def setting_rows(board: Board, num_fewshot: int, average_over: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The setting's runs (:meth:`Board.rows`) with the user views' columns: model kind,
+    organisation counts and best run, and the custom average over ``average_over``
+    (:func:`subsets.with_view_columns`, computed once per snapshot, setting and task set)."""
+    tasks = subsets.chosen_tasks(average_over)
+
+    def task_cps(keys: Sequence[tuple[str, str, str, int]]) -> np.ndarray:
+        # Every task's unrounded CPS of the setting's runs, once per snapshot: each later set of
+        # tasks only averages its columns.
+        return board.memo(
+            ("task-cps", num_fewshot),
+            lambda: subsets.task_cps_matrix(keys, board.loaded.prompt_scores, TASK_IDS),
+        )
+
+    return board.memo(
+        ("setting-rows", num_fewshot, tasks),
+        lambda: subsets.with_view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank", task_cps),
+    )
+
+
+def _view_tasks(filters: RankingFilters) -> tuple[str, ...]:
+    """The tasks "complete results" asks for: the custom average's, else all ten."""
+    return subsets.chosen_tasks(filters.average_over) or tuple(task.id for task in SUITE)
 
 
 def _size_mask(params: pd.Series, labels: Sequence[str]) -> pd.Series:
@@ -118,6 +149,9 @@ def _sorted(rows: pd.DataFrame, sort: str, suffix: str = "") -> pd.DataFrame:
         return rows.assign(_params=numeric).sort_values(
             ["_params", "model"], ascending=[sort == "params-asc", True], na_position="last", kind="stable"
         )
+    if sort == DEFAULT_SORT and _CUSTOM_RANK + suffix in rows.columns:
+        # A custom average in view: "rank" orders by it (the official rank stays in its column).
+        return _order(rows, _CUSTOM_RANK + suffix, _CUSTOM_SORT + suffix)
     if sort in TASKS:
         column = task_column(sort, Aggregate.CPS) + suffix
         return rows.assign(_score=rows[column].astype(float)).sort_values(
@@ -127,7 +161,7 @@ def _sorted(rows: pd.DataFrame, sort: str, suffix: str = "") -> pd.DataFrame:
 
 
 def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tuple[pd.DataFrame, str, int]:
-    rows = setting_rows(board, num_fewshot)
+    rows = setting_rows(board, num_fewshot, filters.average_over)
     total = len(rows)
     banner = ""
     show_all = filters.show_noncomparable
@@ -142,7 +176,19 @@ def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tup
         banner = "Rows marked in the Note column are sample or limited runs: not comparable, and not ranked."
     if not show_all:
         rows = rows[rows["comparable"]]
-    return apply_filters(rows, filters), banner, total
+    rows = apply_filters(rows, filters)
+    if filters.kinds:
+        rows = rows[rows[_KIND].isin(filters.kinds)]
+    if filters.org_best:
+        rows = rows[rows[_ORG_TOP]]
+    if filters.complete_only:
+        columns = {t: task_column(t, Aggregate.CPS) for t in _view_tasks(filters)}
+        missing = subsets.missing_tasks(rows, columns)
+        hidden = subsets.hidden_text(missing)
+        if hidden:
+            banner = "\n\n".join(text for text in (banner, f"{hidden} (complete results only)") if text)
+        rows = rows[missing == ""]
+    return rows, banner, total
 
 
 @dataclass(frozen=True)
@@ -186,6 +232,11 @@ def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort:
             TIER: _ranks(rows[TIER_COLUMN]),
         }
     )
+    if filters.average_over:
+        table[CUSTOM_AVG] = rows[_CUSTOM].astype(float).to_numpy()
+        table[CUSTOM_CI] = _intervals(rows, _CUSTOM)
+        table[CUSTOM_TIER] = _ranks(rows[_CUSTOM_TIER])
+    _add_organisation(table, rows, "")  # beside the scores: a best of N is read with its score
     _add_identity(table, rows)
     for task in SUITE:
         for aggregate in _chosen(filters):
@@ -222,9 +273,19 @@ def _metric_column(rows: pd.DataFrame, task_id: str, aggregate: Aggregate, suffi
 def _add_identity(table: pd.DataFrame, rows: pd.DataFrame) -> None:
     table[PARAMS] = pd.to_numeric(rows["params_b"], errors="coerce").to_numpy()
     table[TYPE] = rows["model_type"].fillna("unknown").astype(str).to_numpy()
+    table[KIND] = rows[_KIND].astype(str).to_numpy()
     table[PRECISION] = rows["precision"].astype(str).to_numpy()
     table[REVISION] = _revisions(rows["revision"])
     table[NOTE] = _notes(rows)
+
+
+def _add_organisation(table: pd.DataFrame, rows: pd.DataFrame, suffix: str, label: str = "") -> None:
+    """The organisation's run count in the setting and the "best of N from ORG" marker."""
+    counts = rows[_ORG_RUNS + suffix]
+    table[ORG_RUNS + label] = pd.Series([None if pd.isna(v) else int(v) for v in counts], dtype=object)
+    top = rows[_ORG_TOP + suffix].astype("boolean").fillna(False).astype(bool)
+    text = subsets.best_of_text(rows["model"].pipe(subsets.organisation), counts.fillna(0).astype(int), top)
+    table[BEST_OF + label] = text.to_numpy()
 
 
 def _diff_column(a: pd.Series, b: pd.Series) -> object:
@@ -235,7 +296,7 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
     zero, banner0, total0 = _select_rows(board, 0, filters)
     five, banner5, total5 = _select_rows(board, 5, filters)
     both = zero.merge(five, on=list(RunRef.COLUMNS), how="outer", suffixes=("_0", "_5"))
-    for column in META_COLUMNS:
+    for column in (*META_COLUMNS, _KIND):
         both[column] = both[f"{column}_0"].combine_first(both[f"{column}_5"])
     both["comparable"] = both["comparable_0"].fillna(True).astype(bool) & both["comparable_5"].fillna(
         True
@@ -254,6 +315,13 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
             f"{TIER} {Setting.FIVE.label}": _ranks(both[f"{TIER_COLUMN}_5"]),
         }
     )
+    if filters.average_over:
+        for suffix, setting in (("_0", Setting.ZERO), ("_5", Setting.FIVE)):
+            table[f"{CUSTOM_AVG} {setting.label}"] = both[_CUSTOM + suffix].astype(float).to_numpy()
+            table[f"{CUSTOM_CI} {setting.label}"] = _intervals(both, _CUSTOM, suffix)
+            table[f"{TIER} {setting.label} (custom)"] = _ranks(both[_CUSTOM_TIER + suffix])
+    for suffix, setting in (("_0", Setting.ZERO), ("_5", Setting.FIVE)):
+        _add_organisation(table, both, suffix, f" {setting.label}")
     _add_identity(table, both)
     for task in SUITE:
         for aggregate in _chosen(filters):

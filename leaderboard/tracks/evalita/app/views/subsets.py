@@ -1,0 +1,379 @@
+"""The ranking's four user views (issue 32), as pure functions over one setting's runs.
+
+* :func:`custom_average` — the mean CPS over the tasks a user picks, with its 95 % interval and
+  tier recomputed from the runs' kept per-task draws (the first
+  :data:`~leaderboard.tracks.evalita.cps_intervals.TASK_DRAWS_KEPT` resamples) as the mean CPS's are
+  (:mod:`leaderboard.tracks.evalita.cps_intervals`: the mean of the tasks' reflected and
+  tie-aware draws, :func:`~leaderboard.tracks.evalita.cps_intervals.bias_aware_interval`'s
+  union of percentile intervals, :func:`~leaderboard.core.tiers.assign_tiers` on the paired
+  draws of the most common key).  With every task picked it is the ranking's mean CPS, from its
+  own kept draws (all 1,000 resamples).
+* :func:`missing_tasks` — which of the chosen tasks a run has no CPS for (the "complete
+  results only" filter and its count of what it hides).
+* :func:`model_kind` — chat/instruct, base, or unknown, from what a results file records.
+* :func:`organisation_counts` — how many runs each organisation has in a setting, and which
+  of them is the best of its N siblings (Singh et al. 2025, "The Leaderboard Illusion").
+
+Everything is vectorised over runs (numpy / pandas); only the kept draws are decoded run by
+run (they are stored per run).  The views (:mod:`.ranking`) memoise the results per board
+snapshot and state, so a second visitor asking for the same view pays nothing.
+"""
+
+from __future__ import annotations
+
+from binascii import a2b_base64
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from eval_queue.requests import ModelType
+from leaderboard.core.numbers import percent
+from leaderboard.core.summary import KeptDraws, UncertaintySummary
+from leaderboard.core.tiers import TierEntry, assign_tiers
+from leaderboard.core.uncertainty import percentile_intervals
+from leaderboard.tracks.evalita.app.results import RUN_KEY, LoadedResults, PromptScores, RunKey
+from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, TIER_COLUMN, high_column, low_column
+from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
+from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
+from leaderboard.tracks.evalita.metrics import cps_formula
+from leaderboard.tracks.evalita.uncertainty import (
+    MEAN_CPS_FIGURE,
+    MEAN_CPS_TIE_FIGURE,
+    cps_figure,
+    cps_tie_figure,
+)
+
+Array = NDArray[np.float64]
+
+#: The model kinds the ranking can keep apart (EuroEval #2104), in the order the filter shows them.
+CHAT, BASE, UNKNOWN_KIND = "chat", "base", "unknown"
+MODEL_KINDS: tuple[str, ...] = (CHAT, BASE, UNKNOWN_KIND)
+KIND_LABELS: Mapping[str, str] = {
+    CHAT: "chat / instruct",
+    BASE: "base (pretrained)",
+    UNKNOWN_KIND: "unknown",
+}
+_BASE_TYPES = frozenset({ModelType.PRETRAINED.value, ModelType.CONTINUALLY_PRETRAINED.value})
+
+
+def chosen_tasks(task_ids: Sequence[str]) -> tuple[str, ...]:
+    """``task_ids`` in suite order, unknown and repeated ids dropped (a link's order never matters)."""
+    wanted = set(task_ids)
+    return tuple(str(t) for t in TASK_IDS if t in wanted)
+
+
+# --------------------------------------------------------------------------- custom average
+
+
+@dataclass(frozen=True)
+class CustomAverage:
+    """The mean CPS over ``tasks`` of each run (0–1; NaN where a chosen task has no CPS), its
+    interval (NaN where a run kept no per-task draws) and its tier (``None``: no draws, no
+    score, not comparable, or draws of other items)."""
+
+    tasks: tuple[str, ...]
+    points: Array
+    lows: Array
+    highs: Array
+    tiers: tuple[int | None, ...]
+
+
+def task_cps_matrix(
+    keys: Sequence[RunKey], prompt_scores: Mapping[RunKey, PromptScores], task_ids: Sequence[str]
+) -> Array:
+    """``(N, T)`` unrounded CPS of each run on each task (NaN when a prompt has no score), by
+    :func:`~leaderboard.tracks.evalita.metrics.cps_formula` on MaxP and AvgP over the task's prompts."""
+    out = np.full((len(keys), len(task_ids)), np.nan)
+    empty: Mapping[str, float | None] = {}
+    runs = [prompt_scores.get(key, {}) for key in keys]  # one lookup per run, not per prompt
+    for column, task_id in enumerate(task_ids):
+        prompts = TASKS[task_id].prompt_ids
+        per_run = [run.get(task_id, empty) for run in runs]
+        # ``None`` (the paper's N/A, or no score) becomes NaN, and NaN propagates to the CPS.
+        scores = np.array([[scores.get(p) for p in prompts] for scores in per_run], dtype=np.float64)
+        if len(keys):
+            out[:, column] = cps_formula(scores.max(axis=1), scores.mean(axis=1))
+    return out
+
+
+def _task_draws(
+    summaries: Sequence[UncertaintySummary | None], task_ids: Sequence[str]
+) -> tuple[Array, Array, list[str | None]]:
+    """Per run, the mean over ``task_ids`` of the tasks' reflected and tie-aware CPS draws
+    ``(N, B)`` (NaN rows for a run lacking one) and the key of those means (``None``: none)."""
+    # Every task: the ranking's mean CPS itself, with all its kept resamples.
+    figures = (
+        [(MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE)]
+        if set(task_ids) == set(TASK_IDS)
+        else [(cps_figure(t), cps_tie_figure(t)) for t in task_ids]
+    )
+    present: list[int] = []
+    keys: list[str | None] = []
+    kept_by_run: list[list[tuple[KeptDraws, KeptDraws]]] = []
+    for i, summary in enumerate(summaries):
+        found = summary.draws if summary is not None else {}
+        kept = [(found.get(r), found.get(a)) for r, a in figures]
+        if all(r is not None and a is not None for r, a in kept):
+            present.append(i)
+            kept_by_run.append(kept)  # type: ignore[arg-type]
+            first = kept[0][0]
+            keys.append(first.key if len(figures) == 1 else mean_draws_key(r.key for r, _ in kept))  # type: ignore[union-attr]
+        else:
+            keys.append(None)
+    # The bytes of every kept draw set, decoded once each and read as one matrix per figure (the
+    # values were checked finite when the block was parsed).
+    raw = [[(a2b_base64(r.float32), a2b_base64(a.float32)) for r, a in kept] for kept in kept_by_run]
+    sizes = [{len(part) for pair in run for part in pair} for run in raw]
+    common = Counter(next(iter(size)) for size in sizes if len(size) == 1).most_common(1)
+    size = common[0][0] if common else 0
+    ok = [k for k, found in enumerate(sizes) if found == {size}]
+    paired = set(ok)
+    for k, i in enumerate(present):
+        if k not in paired:  # another number of resamples than the others': not paired
+            keys[i] = None
+    b = size // 4
+    reflected = np.full((len(summaries), b), np.nan)
+    tie_aware = np.full((len(summaries), b), np.nan)
+    if ok:
+        rows = [present[k] for k in ok]
+        for side, out in ((0, reflected), (1, tie_aware)):
+            total = np.zeros((len(ok), b))
+            for j in range(len(figures)):
+                total += np.frombuffer(b"".join(raw[k][j][side] for k in ok), dtype="<f4").reshape(len(ok), b)
+            # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
+            out[rows] = total / len(figures)
+    return reflected, tie_aware, keys
+
+
+def custom_average(
+    keys: Sequence[RunKey],
+    prompt_scores: Mapping[RunKey, PromptScores],
+    uncertainty: Mapping[RunKey, UncertaintySummary | None],
+    task_ids: Sequence[str],
+    comparable: Sequence[bool],
+    task_cps: Array | None = None,
+) -> CustomAverage:
+    """The custom average of one setting's runs over ``task_ids`` (module docstring).
+
+    Tiers are among the ``comparable`` runs with a score and draws of the most common key, as
+    the ranking's tiers are (``tables.setting_tiers``).  ``task_cps``: the runs' ``(N, 10)``
+    :func:`task_cps_matrix` over every task, when the caller keeps it (else computed here).
+    """
+    tasks = chosen_tasks(task_ids)
+    n = len(keys)
+    if not tasks or not n:
+        empty = np.full(n, np.nan)
+        return CustomAverage(tasks, empty, empty.copy(), empty.copy(), (None,) * n)
+    if task_cps is None:
+        points = task_cps_matrix(keys, prompt_scores, tasks).mean(axis=1)
+    else:
+        points = task_cps[:, [TASK_IDS.index(t) for t in tasks]].mean(axis=1)
+    reflected, tie_aware, draw_keys = _task_draws([uncertainty.get(k) for k in keys], tasks)
+    lows, highs = np.full(n, np.nan), np.full(n, np.nan)
+    has = np.array([k is not None for k in draw_keys]) & np.isfinite(points)
+    if has.any():
+        # bias_aware_interval, for every run at once: the union of both draw sets' percentile intervals.
+        rows = np.flatnonzero(has)
+        bounds = percentile_intervals(np.vstack([reflected[rows], tie_aware[rows]]))
+        plain, tied = bounds[: len(rows)], bounds[len(rows) :]
+        lows[rows] = [min(a.low, b.low) for a, b in zip(plain, tied, strict=True)]
+        highs[rows] = [max(a.high, b.high) for a, b in zip(plain, tied, strict=True)]
+    return CustomAverage(
+        tasks, points, lows, highs, paired_tiers(points, reflected, tie_aware, draw_keys, comparable)
+    )
+
+
+def paired_tiers(
+    points: Array,
+    reflected: Array,
+    tie_aware: Array,
+    draw_keys: Sequence[str | None],
+    comparable: Sequence[bool],
+) -> tuple[int | None, ...]:
+    """Tiers (:func:`leaderboard.core.tiers.assign_tiers`) of the comparable runs with a point and
+    draws of the most common key; ``None`` for every other run."""
+    eligible = [
+        i for i, key in enumerate(draw_keys) if key is not None and comparable[i] and np.isfinite(points[i])
+    ]
+    if not eligible:
+        return (None,) * len(points)
+    common, _ = Counter(draw_keys[i] for i in eligible).most_common(1)[0]
+    chosen = [i for i in eligible if draw_keys[i] == common]
+    entries = [TierEntry(str(i), float(points[i]), reflected[i], common, tie_aware[i]) for i in chosen]
+    tiers: list[int | None] = [None] * len(points)
+    for i, result in zip(chosen, assign_tiers(entries), strict=True):
+        tiers[i] = result.tier
+    return tuple(tiers)
+
+
+# --------------------------------------------------------------------------- complete results
+
+
+def missing_tasks(rows: pd.DataFrame, columns: Mapping[str, str]) -> pd.Series:
+    """Per row, the chosen tasks it has no CPS for, as "SUM, NER" (empty string: complete).
+
+    ``columns``: task id → the column of ``rows`` holding its CPS (NaN/None: missing).
+    """
+    parts = [
+        np.where(rows[column].isna().to_numpy(), TASKS[task_id].abbrev, "")
+        for task_id, column in columns.items()
+    ]
+    if not parts:
+        return pd.Series("", index=rows.index, dtype=object)
+    return pd.Series([", ".join(p for p in row if p) for row in zip(*parts, strict=True)], index=rows.index)
+
+
+def hidden_text(missing: pd.Series) -> str:
+    """ "N runs hidden: missing SUM (3), NER (1)" for the incomplete rows ``missing`` lists (empty: none)."""
+    incomplete = missing[missing != ""]
+    if incomplete.empty:
+        return ""
+    counts = Counter(part for text in incomplete for part in text.split(", "))
+    order = [t.abbrev for t in SUITE if t.abbrev in counts]
+    what = ", ".join(f"{abbrev} ({counts[abbrev]})" for abbrev in order)
+    runs = "run" if len(incomplete) == 1 else "runs"
+    return f"{len(incomplete):,} {runs} hidden: missing {what}"
+
+
+# --------------------------------------------------------------------------- model kind
+
+
+def model_kind(model_type: pd.Series, chat_template: pd.Series) -> pd.Series:
+    """Chat/instruct, base or unknown per run.
+
+    ``chat``: the run applied the model's chat template, or its submitter called it
+    instruction-tuned; ``base``: pretrained (or continually pretrained) and run without a chat
+    template; ``unknown`` otherwise — fine-tuned and merged models say nothing either way, and
+    runs from before ``chat_template`` was recorded carry no model type of their own.
+    """
+    types = model_type.astype(object).where(model_type.notna(), None)
+    chat = chat_template.astype(object).map(lambda v: v is True or v == 1)
+    kind = pd.Series(UNKNOWN_KIND, index=model_type.index, dtype=object)
+    kind[types.isin(list(_BASE_TYPES))] = BASE
+    kind[(types == ModelType.INSTRUCTION_TUNED.value) | chat] = CHAT
+    return kind
+
+
+# --------------------------------------------------------------------------- organisations
+
+
+def organisation(models: pd.Series) -> pd.Series:
+    """The organisation of each model id: the part before the first ``/`` (the id itself without one)."""
+    return pd.Series([str(m).split("/", 1)[0] for m in models], index=models.index, dtype=object)
+
+
+def organisation_counts(
+    models: pd.Series, rank: pd.Series, counted: pd.Series
+) -> tuple[pd.Series, pd.Series]:
+    """Per row: how many ``counted`` runs its organisation has in this setting, and whether the
+    row is its organisation's best ranked run (lowest ``rank``, ties by model id).
+
+    ``counted`` marks the sibling runs (the setting's comparable runs); the others get their
+    organisation's count and are never its best.
+    """
+    codes, _ = pd.factorize(organisation(models))
+    is_counted = counted.to_numpy(dtype=bool)
+    n = np.bincount(codes, weights=is_counted, minlength=codes.max() + 1 if len(codes) else 0)[codes]
+    ranks = pd.to_numeric(rank, errors="coerce").to_numpy(dtype=np.float64)
+    candidates = np.flatnonzero(is_counted & np.isfinite(ranks))
+    top = np.zeros(len(codes), dtype=bool)
+    if len(candidates):
+        names = models.astype(str).to_numpy()[candidates]
+        # Per organisation, its lowest rank first (ties by model id): the first of each code.
+        order = candidates[np.lexsort((names, ranks[candidates], codes[candidates]))]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = codes[order][1:] != codes[order][:-1]
+        top[order[first]] = True
+    return pd.Series(n.astype(int), index=models.index), pd.Series(top, index=models.index)
+
+
+def best_of_text(orgs: pd.Series, counts: pd.Series, top: pd.Series) -> pd.Series:
+    """ "best of N from ORG" on each organisation's best row when it has N ≥ 2 runs (plain text:
+    the table shows it as text, never markup)."""
+    text = "best of " + counts.astype(str) + " from " + orgs.astype(str)
+    return text.where(top & (counts >= 2), "")
+
+
+# --------------------------------------------------------------------------- one setting's rows
+
+#: The columns :func:`with_view_columns` adds (the export writes them under these names).
+KIND_COLUMN, ORG_COLUMN, ORG_RUNS_COLUMN, ORG_BEST_COLUMN = "kind", "org", "org_runs", "org_best"
+CUSTOM_COLUMN, CUSTOM_TIER_COLUMN, CUSTOM_RANK_COLUMN = "custom_avg_cps", "custom_tier", "custom_rank"
+CUSTOM_TASKS_COLUMN = "custom_tasks"
+#: The custom average unrounded (ordering only; never shown or exported).
+CUSTOM_SORT = "_custom_sort"
+VIEW_COLUMNS: tuple[str, ...] = (KIND_COLUMN, ORG_COLUMN, ORG_RUNS_COLUMN, ORG_BEST_COLUMN)
+CUSTOM_COLUMNS: tuple[str, ...] = (
+    CUSTOM_TASKS_COLUMN,
+    CUSTOM_RANK_COLUMN,
+    CUSTOM_COLUMN,
+    low_column(CUSTOM_COLUMN),
+    high_column(CUSTOM_COLUMN),
+    CUSTOM_TIER_COLUMN,
+)
+
+
+def _percent(values: Array) -> list[float | None]:
+    return [percent(float(v)) if np.isfinite(v) else None for v in values]
+
+
+def with_view_columns(
+    rows: pd.DataFrame,
+    loaded: LoadedResults,
+    tasks: Sequence[str],
+    rank_column: str,
+    task_cps: Callable[[Sequence[RunKey]], Array] | None = None,
+) -> pd.DataFrame:
+    """One setting's ranking rows (``tables.ranking_table`` columns, its rank in ``rank_column``)
+    with :data:`VIEW_COLUMNS` and, when ``tasks`` are chosen, :data:`CUSTOM_COLUMNS` (0–100).
+
+    ``task_cps(keys)``: the rows' :func:`task_cps_matrix` over every task, from a caller that
+    keeps it (the board, once per setting: every later custom average reuses it)."""
+    rows = rows.copy()
+    tasks = chosen_tasks(tasks)
+    runs = loaded.runs
+    index = pd.MultiIndex.from_frame(rows[list(RUN_KEY)]) if len(rows) else None
+    if len(runs) and index is not None:
+        chat = runs.set_index(list(RUN_KEY))["chat_template"].reindex(index).to_numpy()
+    else:
+        chat = np.full(len(rows), None, dtype=object)
+    rows[KIND_COLUMN] = model_kind(rows["model_type"], pd.Series(chat, index=rows.index, dtype=object))
+    comparable = rows["comparable"].fillna(False).astype(bool)
+    rank = rows[rank_column]
+    if tasks == tuple(TASK_IDS):
+        # Every task: the custom average is the ranking's mean CPS, whose interval and tier the
+        # rows already hold (custom_average computes the same from the same draws: a test pins it).
+        rows[CUSTOM_TASKS_COLUMN] = ",".join(tasks)
+        rows[CUSTOM_SORT] = rows[MAIN_SCORE_COLUMN].astype(float)
+        rows[CUSTOM_COLUMN] = rows[MAIN_SCORE_COLUMN]
+        for column in (low_column, high_column):
+            rows[column(CUSTOM_COLUMN)] = rows[column(MAIN_SCORE_COLUMN)]
+        rows[CUSTOM_TIER_COLUMN] = rows[TIER_COLUMN].astype("Int64")
+        rows[CUSTOM_RANK_COLUMN] = rows[rank_column].astype("Int64")
+        rank = rows[CUSTOM_RANK_COLUMN]
+    elif tasks:
+        keys = [(m, r, p, int(k)) for m, r, p, k in rows[list(RUN_KEY)].itertuples(index=False)]
+        average = custom_average(
+            keys,
+            loaded.prompt_scores,
+            loaded.uncertainty,
+            tasks,
+            comparable.tolist(),
+            None if task_cps is None else task_cps(keys),
+        )
+        rows[CUSTOM_TASKS_COLUMN] = ",".join(tasks)
+        rows[CUSTOM_SORT] = average.points
+        rows[CUSTOM_COLUMN] = _percent(average.points)
+        rows[low_column(CUSTOM_COLUMN)] = _percent(average.lows)
+        rows[high_column(CUSTOM_COLUMN)] = _percent(average.highs)
+        rows[CUSTOM_TIER_COLUMN] = pd.array(average.tiers, dtype="Int64")
+        ranked = rows[CUSTOM_SORT].where(comparable)
+        rows[CUSTOM_RANK_COLUMN] = ranked.rank(method="min", ascending=False).astype("Int64")
+        rank = rows[CUSTOM_RANK_COLUMN]
+    rows[ORG_COLUMN] = organisation(rows["model"])
+    rows[ORG_RUNS_COLUMN], rows[ORG_BEST_COLUMN] = organisation_counts(rows["model"], rank, comparable)
+    return rows
