@@ -43,7 +43,7 @@ def _records(n: int, tiers: bool) -> dict:
 
     from leaderboard.core.schema import ModelInfo, RunInfo
     from leaderboard.core.summary import UncertaintySummary, encode_draws
-    from leaderboard.tracks.evalita.app.results import RunRecord
+    from leaderboard.tracks.evalita.app.records import RunRecord
     from leaderboard.tracks.evalita.cps_intervals import TASK_DRAWS_KEPT, mean_draws_key
     from leaderboard.tracks.evalita.definition import SUITE
     from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
@@ -128,12 +128,12 @@ def main() -> None:
     parser.add_argument("--no-tiers", action="store_true", help="runs keep no mean-CPS draws (no tiers)")
     args = parser.parse_args()
 
-    from leaderboard.tracks.evalita.vocabulary import Setting
-    from leaderboard.tracks.evalita.app.results import loaded_from_records
+    from leaderboard.tracks.evalita.app.records import loaded_from_records
     from leaderboard.tracks.evalita.app.views.board import Board
     from leaderboard.tracks.evalita.app.views.labels import RankingFilters
     from leaderboard.tracks.evalita.app.views.ranking import ranking_view
     from leaderboard.tracks.evalita.definition import TASK_IDS
+    from leaderboard.tracks.evalita.vocabulary import Setting
 
     start = time.perf_counter()
     records = _records(args.models, tiers=not args.no_tiers)

@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from eval_queue.settings import Settings
-from leaderboard.tracks.evalita.vocabulary import Setting
 from leaderboard.__main__ import main as leaderboard_main
 from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.core.uncertainty import percentile_intervals
@@ -24,6 +23,7 @@ from leaderboard.tracks.evalita.app.tab.ranking import filters_of
 from leaderboard.tracks.evalita.app.views import ranking, subsets
 from leaderboard.tracks.evalita.definition import TASK_IDS
 from leaderboard.tracks.evalita.uncertainty import cps_figure, cps_tie_figure
+from leaderboard.tracks.evalita.vocabulary import Setting
 from leaderboard.ui.context import AppContext
 from tests.ui.user_views_store import (
     CHAT_MODEL,
