@@ -105,24 +105,24 @@ def _parser() -> argparse.ArgumentParser:
         "--average-over",
         metavar="TASKS",
         default="",
-        help="evalita: add a custom average over these comma-separated task ids (e.g. te,sa), with its "
+        help="a track with per-task scores: add a custom average over these comma-separated task ids (e.g. te,sa), with its "
         "interval, tier and rank (custom_avg_cps, custom_avg_cps_low/_high, custom_tier, custom_rank)",
     )
     export.add_argument(
         "--complete-only",
         action="store_true",
-        help="evalita: only runs with a CPS on every task averaged (the custom average's, else all ten)",
+        help="a track with per-task scores: only runs with a score on every task averaged (the custom average's, else all)",
     )
     export.add_argument(
         "--kinds",
         metavar="KINDS",
         default="",
-        help="evalita: only runs of these comma-separated model kinds: chat, base, unknown",
+        help="a ranked track: only runs of these comma-separated model kinds: chat, base, unknown",
     )
     export.add_argument(
         "--org-best",
         action="store_true",
-        help="evalita: only each organisation's best ranked run per setting (org_runs counts its runs)",
+        help="a ranked track: only each organisation's best ranked run per setting (org_runs counts its runs)",
     )
     export.add_argument(
         "--include-noncomparable",

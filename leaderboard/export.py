@@ -26,7 +26,7 @@ class ExportOptions:
     #: A track with several metric sets (``TrackSpec.metric_sets``): which one, or ``both``
     #: (None: its default, the first).
     metrics: str | None = None
-    #: A custom average over these of the track's columns (Evalita: task ids; empty: none).
+    #: A custom average over these of the track's columns (task ids; empty: none).
     average_over: tuple[str, ...] = ()
     #: Only runs with a score in every column averaged (the custom average's, else all).
     complete_only: bool = False
