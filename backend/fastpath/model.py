@@ -8,6 +8,9 @@ the two request types a model serves are computed differently:
   budget, logits only where a token is scored (:mod:`.tree`).  The first call checks the
   tree against the reference on a few requests and, if they disagree (an architecture the
   4-D mask does not suit), runs the reference instead.
+* ``loglikelihood_rolling``: the same windows as the reference (one per text that fits the
+  model's window), each a request of the tree above: length-sorted batches, no padding to
+  the longest text of a fixed-size batch, no per-window Python overhead.
 * ``generate_until``: greedy requests go through ``transformers``' continuous batching
   (:mod:`.generation`); anything else (sampling, a model whose greedy decoding uses logits
   processors) through the reference.
@@ -39,6 +42,7 @@ from lm_eval.api.model import CacheHook
 from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs, postprocess_generated_text
+from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
 from backend.fastpath.encoding import encode_many, encode_pairs
 from backend.fastpath.generation import CPU_LIMITS, GPU_LIMITS, BatchingLimits, GenerationJob, generate_greedy
@@ -150,6 +154,35 @@ class FastHFLM(HFLM):
         tokenized = [(pair, ctx, cont) for pair, (ctx, cont) in zip(pairs, encoded, strict=True)]
         return self._loglikelihood_tokens(tokenized, disable_tqdm=disable_tqdm)
 
+    def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list[float]:
+        """Each text's log-likelihood over the reference's rolling windows, the windows forwarded
+        as tree requests (context: the prefix token or the window's overlap)."""
+        if self.enable_thinking or self.backend != "causal" or self.world_size > 1:
+            return super().loglikelihood_rolling(requests, disable_tqdm=disable_tqdm)
+        t0 = time.perf_counter()
+        strings = [req.args[0] for req in requests]
+        windows: list[tuple[None, list[int], list[int]]] = []
+        owners: list[int] = []
+        for index, tokens in enumerate(encode_many(self, strings)):
+            for context, continuation in map(
+                make_disjoint_window,
+                get_rolling_token_windows(
+                    token_list=tokens,
+                    prefix_token=self.prefix_token_id,
+                    max_seq_len=self.max_length,
+                    context_len=1,
+                ),
+            ):
+                windows.append((None, context, continuation))
+                owners.append(index)
+        self.stats.encode_s += time.perf_counter() - t0
+        totals = [0.0] * len(strings)
+        for owner, (logprob, _) in zip(owners, self._loglikelihood_tokens(windows), strict=True):
+            totals[owner] += logprob
+        for string, total in zip(strings, totals, strict=True):
+            self.cache_hook.add_partial("loglikelihood_rolling", (string,), total)
+        return totals
+
     def _loglikelihood_tokens(
         self,
         requests: list[tuple[tuple[str, str] | None, list[int], list[int]]],
@@ -257,7 +290,7 @@ class FastHFLM(HFLM):
         )
         keep = on_device(batch.keep)
         with (
-            torch.no_grad(),
+            torch.inference_mode(),
             torch.autocast(
                 device_type=device.type,
                 dtype=self.mixed_precision_dtype,
@@ -266,7 +299,9 @@ class FastHFLM(HFLM):
         ):
             out = self.model(
                 input_ids=input_ids,
-                attention_mask=attention_bias(segment, self.model.dtype),
+                # One sequence per row: causal attention alone is exact (the right padding is
+                # never attended by a real token) and takes the fused kernels.
+                attention_mask=None if batch.linear else attention_bias(segment, self.model.dtype),
                 position_ids=position_ids,
                 logits_to_keep=keep if self._keep_by_mask else 0,
                 use_cache=False,

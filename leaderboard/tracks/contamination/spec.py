@@ -45,7 +45,7 @@ SPEC = TrackSpec(
         ),
         WorkerOption(
             "--contamination-permutations",
-            "contamination: random orders per shard in the order test (default 25)",
+            "contamination: random orders per shard in the order test (default 10)",
             parse=_positive_int,
             metavar="N",
         ),
