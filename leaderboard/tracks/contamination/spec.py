@@ -60,5 +60,6 @@ SPEC = TrackSpec(
         PanelRef("task", f"{_APP}.panels:TaskContaminationPanel"),
         PanelRef("model", f"{_APP}.panels:ModelContaminationPanel"),
     ),
+    ranking_markers=f"{_APP}.markers:ranking_markers",
     about="leaderboard.tracks.contamination.definition:about_markdown",
 )
