@@ -93,9 +93,9 @@ def test_the_ranking_marks_only_the_flagged_runs_task_cell_and_links_to_its_evid
 ) -> None:
     _open(page, served)
     page.wait_for_function(_rows("ranking-table") + ".length === 2")
-    markers = page.locator("#ranking-table a.ranking-marker")
+    markers = page.locator("#ranking-table .virtual-row a.ranking-marker")  # not the hidden sizing table
     assert markers.count() == 1
-    marked_row = page.locator("#ranking-table .virtual-row", has=markers)
+    marked_row = page.locator("#ranking-table .virtual-row", has=page.locator("a.ranking-marker"))
     assert "org/model" in marked_row.inner_text() and "org/other0" not in marked_row.inner_text()
     title = markers.first.get_attribute("title") or ""
     assert EVIDENCE in title and "TE" in title and "accus" in title  # "… not an accusation"
