@@ -101,6 +101,8 @@ class CodecDesign:
 
 DEFAULT_ORDER = OrderDesign()
 DEFAULT_CODEC = CodecDesign()
+DEFAULT_PERMUTATIONS = DEFAULT_ORDER.permutations
+DEFAULT_CONTEXT_ITEMS = DEFAULT_CODEC.context_items
 
 ABOUT_MARKDOWN = f"""### Contamination: has a model seen the test sets?
 
@@ -129,8 +131,14 @@ board's other models on the same set (the band of their middle {BAND_COVERAGE:.0
 {MIN_REFERENCE_MODELS} or more models have one) — a position in the board, not a fixed threshold. Its
 separation of seen from unseen sets is reported by its authors and not independently replicated.
 
+In the **ranking**, a run's task cell carries a ⚑ (a link to the model's evidence) only when the order
+test of the model's latest contamination run flags that task's set at the {ALPHA:.0%} family-wise level;
+nothing else in the ranking changes.
+
 Per-item membership scores (Min-K%, Min-K%++) are not used: their false-positive rates are unstable.
-Costs (tokens, minutes) are shown per run and set."""
+Costs (tokens, minutes) are shown per run and set: the order test scores each set about
+{1 + DEFAULT_PERMUTATIONS} times over (its canonical order and {DEFAULT_PERMUTATIONS} others per shard;
+small shards fewer), CoDeC about six times (each item alone and after {DEFAULT_CONTEXT_ITEMS} others)."""
 
 
 def about_markdown() -> str:
