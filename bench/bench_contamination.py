@@ -1,7 +1,7 @@
 """Calibration of the contamination track on CPU: a clean SmolLM2 and deliberately contaminated copies.
 
     python bench/bench_contamination.py [--train-set te] [--epochs 1,3,10] [--eval-sets wic,sa]
-                                        [--items N] [--permutations 25] [--lr 1e-4] [--block 256]
+                                        [--items N] [--permutations 10] [--lr 1e-4] [--block 256]
                                         [--train-items N] [--clean-sets te,wic] [--pseudo-items N]
                                         [--pseudo-sets IDS] [--no-clean]
                                         [--no-pseudo] [--out FILE]
@@ -70,7 +70,7 @@ def _run(
         workdir,
         RunOptions(device=args.device, limit=items),
         set_ids=sets,
-        order=replace(DEFAULT_ORDER, permutations=args.permutations),
+        order=replace(DEFAULT_ORDER, permutations=args.permutations or DEFAULT_ORDER.permutations),
     )
     minutes = (time.perf_counter() - started) / 60
     rows = {}
@@ -189,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--eval-sets", default="wic,sa", help="untrained sets the copies are also tested on")
     parser.add_argument("--items", type=int, default=None, help="first N items of each set (default: all)")
-    parser.add_argument("--permutations", type=int, default=25, help="orders per shard (order test)")
+    parser.add_argument(
+        "--permutations", type=int, default=None, help="orders per shard (order test; default: the track's)"
+    )
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--block", type=int, default=256, help="training block in tokens")
     parser.add_argument("--device", default="cpu")

@@ -9,7 +9,7 @@ else reaches it through its spec, found by name in the registry.  A spec says wh
 is (name, label), what a request of it may carry (:class:`TrackOptions`: its fields, their
 validation, the file-name variant they select), what the worker adds for it
 (:class:`WorkerOption`) and, as lazy ``"module:attribute"`` references, its runner, data check,
-submission check, results parser, export, tabs, panels and About section: naming them costs
+submission check, results parser, export, tabs, panels, ranking markers and About section: naming them costs
 no import, so the queue never loads the UI and the UI never loads torch.
 
 Adding a track is one package of its own and one line in :data:`TRACKS`.  Maintainers can
@@ -293,6 +293,9 @@ class TrackSpec:
     tabs: tuple[str, ...] = ()
     #: App: panels it adds to other tracks' pages.
     panels: tuple[PanelRef, ...] = ()
+    #: App: ``markers(store: StoreResults) -> {(model, revision, task id): RankingMarker}``, the marks
+    #: it puts on other tracks' ranking cells (``leaderboard.ui.markers``); None: it marks nothing.
+    ranking_markers: str | None = None
     #: App: ``about_markdown() -> str``, its section of the About page.
     about: str | None = None
     #: Domain: its part of the contents table (a ``leaderboard.core.contents.TrackContents``: its

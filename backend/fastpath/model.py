@@ -8,6 +8,9 @@ the two request types a model serves are computed differently:
   budget, logits only where a token is scored (:mod:`.tree`).  The first call checks the
   tree against the reference on a few requests and, if they disagree (an architecture the
   4-D mask does not suit), runs the reference instead.
+* ``loglikelihood_rolling``: the same windows as the reference (one per text that fits the
+  model's window), each a request of the tree above: length-sorted batches, no padding to
+  the longest text of a fixed-size batch, no per-window Python overhead.
 * ``generate_until``: greedy requests go through ``transformers``' continuous batching
   (:mod:`.generation`); anything else (sampling, a model whose greedy decoding uses logits
   processors) through the reference.
@@ -29,7 +32,7 @@ import copy
 import inspect
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -39,6 +42,7 @@ from lm_eval.api.model import CacheHook
 from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs, postprocess_generated_text
+from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
 from backend.fastpath.encoding import encode_many, encode_pairs
 from backend.fastpath.generation import CPU_LIMITS, GPU_LIMITS, BatchingLimits, GenerationJob, generate_greedy
@@ -150,6 +154,51 @@ class FastHFLM(HFLM):
         tokenized = [(pair, ctx, cont) for pair, (ctx, cont) in zip(pairs, encoded, strict=True)]
         return self._loglikelihood_tokens(tokenized, disable_tqdm=disable_tqdm)
 
+    def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list[float]:
+        """Each text's log-likelihood over the reference's rolling windows, the windows forwarded
+        as tree requests (context: the prefix token or the window's overlap)."""
+        if self.enable_thinking or self.backend != "causal" or self.world_size > 1:
+            return super().loglikelihood_rolling(requests, disable_tqdm=disable_tqdm)
+        t0 = time.perf_counter()
+        strings = [req.args[0] for req in requests]
+        windows: list[tuple[None, list[int], list[int]]] = []
+        owners: list[int] = []  # the text of each window
+        spans: list[range] = []  # the windows of each text
+        for index, tokens in enumerate(encode_many(self, strings)):
+            start = len(windows)
+            for context, continuation in map(
+                make_disjoint_window,
+                get_rolling_token_windows(
+                    token_list=tokens,
+                    prefix_token=self.prefix_token_id,
+                    max_seq_len=self.max_length,
+                    context_len=1,
+                ),
+            ):
+                windows.append((None, context, continuation))
+                owners.append(index)
+            spans.append(range(start, len(windows)))
+        self.stats.encode_s += time.perf_counter() - t0
+        scores: dict[int, float] = {}
+        left = [len(span) for span in spans]
+
+        def answered(window: int, answer: tuple[float, bool]) -> None:
+            # A text is reported (the runner's progress, the stall watchdog) once all its windows are in.
+            scores[window] = answer[0]
+            owner = owners[window]
+            left[owner] -= 1
+            if left[owner] == 0:
+                total = sum(scores[w] for w in spans[owner])
+                self.cache_hook.add_partial("loglikelihood_rolling", (strings[owner],), total)
+
+        for owner, span in enumerate(spans):
+            if not span:  # an empty text: no window, log-likelihood 0 (as the reference)
+                self.cache_hook.add_partial("loglikelihood_rolling", (strings[owner],), 0.0)
+        answers = self._tree_loglikelihood(windows, answered) if windows else []
+        if answers is None:
+            return super().loglikelihood_rolling(requests, disable_tqdm=disable_tqdm)
+        return [sum(answers[w][0] for w in span) for span in spans]  # window order, as the reference sums
+
     def _loglikelihood_tokens(
         self,
         requests: list[tuple[tuple[str, str] | None, list[int], list[int]]],
@@ -159,16 +208,33 @@ class FastHFLM(HFLM):
         """``(log P(continuation | context), continuation is greedy)`` per request, in order."""
         if not requests:
             return []
-        if override_bs is not None:  # loglikelihood_rolling's windows: not a multiple-choice workload
+        if override_bs is not None:  # the reference's own rolling windows (a fallback): its batches
             return super()._loglikelihood_tokens(requests, disable_tqdm, override_bs)
+
+        def answered(index: int, answer: tuple[float, bool]) -> None:
+            if requests[index][0] is not None:
+                self.cache_hook.add_partial("loglikelihood", requests[index][0], answer)
+
+        answers = self._tree_loglikelihood(requests, answered)
+        if answers is None:
+            self.stats.reference_loglikelihood_requests += len(requests)
+            return super()._loglikelihood_tokens(requests, disable_tqdm)
+        return answers
+
+    def _tree_loglikelihood(
+        self,
+        requests: list[tuple[Any, list[int], list[int]]],
+        on_answer: Callable[[int, tuple[float, bool]], None] | None = None,
+    ) -> list[tuple[float, bool]] | None:
+        """The tree's answers in request order (``on_answer(i, answer)`` as each arrives), or
+        ``None`` when the tree cannot serve this model (the caller runs the reference)."""
         if self._tree_blocked is None and self._verify_tree and not self.stats.tree_check:
             self._check_tree(requests)
         if self._tree_blocked is not None:
             self.stats.note(self._tree_blocked)
-            self.stats.reference_loglikelihood_requests += len(requests)
-            return super()._loglikelihood_tokens(requests, disable_tqdm)
+            return None
         rows = plan_rows([(ctx, cont) for _, ctx, cont in requests], self.max_length)
-        answers = self._run_rows(rows, [request_str for request_str, _, _ in requests])
+        answers = self._run_rows(rows, len(requests), on_answer)
         self.stats.tree_requests += len(requests)
         return answers
 
@@ -184,18 +250,18 @@ class FastHFLM(HFLM):
         ) * (2 * self.model.dtype.itemsize)
         return max(1024, min(GPU_MAX_BATCH_TOKENS, int(free * GPU_MEMORY_SHARE / per_token)))
 
-    def _run_rows(self, rows: list[Row], labels: Sequence[Any]) -> list[tuple[float, bool]]:
-        """Forward the rows batch by batch; halve the token budget on an accelerator OOM.
-
-        ``labels[i]`` is request ``i``'s ``(context, continuation)``, reported to the
-        cache hook (the runner's progress) as its answer arrives; ``None`` reports nothing.
-        """
+    def _run_rows(
+        self, rows: list[Row], count: int, on_answer: Callable[[int, tuple[float, bool]], None] | None = None
+    ) -> list[tuple[float, bool]]:
+        """Forward the rows (of ``count`` requests) batch by batch; halve the token budget on an
+        accelerator OOM.  ``on_answer(i, answer)`` as request ``i``'s answer arrives (the caller
+        reports it to the cache hook: the runner's progress)."""
         results: dict[int, tuple[float, bool]] = {}
         budget = self._token_budget()
         remaining = rows
         while remaining:
             try:
-                self._forward_batches(plan_batches(remaining, budget), results, labels)
+                self._forward_batches(plan_batches(remaining, budget), results, on_answer)
                 remaining = []
             except torch.OutOfMemoryError:
                 if budget <= 256:
@@ -204,13 +270,13 @@ class FastHFLM(HFLM):
                 log.warning("log-likelihood batch ran out of memory; token budget now %d", budget)
                 torch.cuda.empty_cache()
                 remaining = [r for r in remaining if any(i not in results for i, _ in r.members)]
-        return [results[i] for i in range(len(labels))]
+        return [results[i] for i in range(count)]
 
     def _forward_batches(
         self,
         batches: list[list[Row]],
         results: dict[int, tuple[float, bool]],
-        labels: Sequence[Any] | None = None,
+        on_answer: Callable[[int, tuple[float, bool]], None] | None = None,
     ) -> None:
         """One batch in flight while the next is laid out on the CPU (the GPU is not waited on)."""
         pending: tuple[Batch, tuple[torch.Tensor, torch.Tensor]] | None = None
@@ -218,28 +284,28 @@ class FastHFLM(HFLM):
             batch = build_batch(rows, self.tokenizer.pad_token_id or 0)
             launched = self._tree_forward(batch)
             if pending is not None:
-                self._collect(*pending, results, labels)
+                self._collect(*pending, results, on_answer)
             pending = (batch, launched)
             self.stats.tree_rows += len(rows)
             self.stats.tree_batches += 1
             self.stats.tree_tokens += batch.real_tokens
             self.stats.tree_padded_tokens += batch.padded_tokens
         if pending is not None:
-            self._collect(*pending, results, labels)
+            self._collect(*pending, results, on_answer)
 
     def _collect(
         self,
         batch: Batch,
         launched: tuple[torch.Tensor, torch.Tensor],
         results: dict[int, tuple[float, bool]],
-        labels: Sequence[Any] | None,
+        on_answer: Callable[[int, tuple[float, bool]], None] | None,
     ) -> None:
         sums, greedy = (t.tolist() for t in launched)
         for slot, request in enumerate(batch.requests):
             answer = (float(sums[slot]), bool(greedy[slot]))
             results[request] = answer
-            if labels is not None and labels[request] is not None:
-                self.cache_hook.add_partial("loglikelihood", labels[request], answer)
+            if on_answer is not None:
+                on_answer(request, answer)
 
     def _tree_forward(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """Per request slot: summed log-probability and all-greedy flag (tensors, not synced).
@@ -257,7 +323,7 @@ class FastHFLM(HFLM):
         )
         keep = on_device(batch.keep)
         with (
-            torch.no_grad(),
+            torch.inference_mode(),
             torch.autocast(
                 device_type=device.type,
                 dtype=self.mixed_precision_dtype,
@@ -266,7 +332,9 @@ class FastHFLM(HFLM):
         ):
             out = self.model(
                 input_ids=input_ids,
-                attention_mask=attention_bias(segment, self.model.dtype),
+                # One sequence per row: causal attention alone is exact (the right padding is
+                # never attended by a real token) and takes the fused kernels.
+                attention_mask=None if batch.linear else attention_bias(segment, self.model.dtype),
                 position_ids=position_ids,
                 logits_to_keep=keep if self._keep_by_mask else 0,
                 use_cache=False,

@@ -36,6 +36,13 @@ PREFIX = -1
 PAD = -2
 #: Rows are padded to a multiple of this (attention kernels prefer aligned lengths).
 ALIGN = 8
+#: Branch tokens one row may hold beyond its context's length.  A row's attention is dense
+#: (the 4-D mask hides, it does not skip), so sharing pays only while the shared context is
+#: long next to the branches: requests whose context is one prefix token (a whole text
+#: scored, ``loglikelihood_rolling``'s windows, CoDeC's items alone) would otherwise become
+#: one row of every text at once.  Past the cap, a new row repeats the context; a batch of
+#: rows with one branch each needs no 4-D mask at all (:attr:`Batch.linear`).
+ROW_BRANCH_TOKENS = 64
 
 
 @dataclass
@@ -58,10 +65,13 @@ def plan_rows(requests: Sequence[tuple[Sequence[int], Sequence[int]]], max_lengt
     The reference forwards ``(context + continuation)[-(max_length + 1):][:-1]``: the
     scored continuation is always whole, the context loses tokens on the left.  Requests
     are grouped by that (possibly truncated) prefix; identical continuations of a group
-    share one branch.
+    share one branch; a group's branches fill rows of at most ``max(ROW_BRANCH_TOKENS,
+    len(prefix))`` branch tokens each (texts scored from one prefix token pack several to a
+    row, never one row of all of them).
     """
     rows: dict[tuple[int, ...], Row] = {}
-    branch_index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    done: list[Row] = []
+    branch_index: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Row, int]] = {}
     for index, (context, continuation) in enumerate(requests):
         if not continuation or len(continuation) > max_length:
             raise ValueError(f"request {index}: continuation of {len(continuation)} tokens cannot be scored")
@@ -69,15 +79,24 @@ def plan_rows(requests: Sequence[tuple[Sequence[int], Sequence[int]]], max_lengt
         prefix = tuple(sequence[: len(sequence) - len(continuation)])
         if not prefix:
             raise ValueError(f"request {index}: empty context (lm-eval puts a prefix token there)")
-        row = rows.get(prefix)
-        if row is None:
-            row = rows[prefix] = Row(prefix=list(prefix))
         key = (prefix, tuple(continuation))
         if key not in branch_index:
-            branch_index[key] = len(row.branches)
+            row = rows.get(prefix)
+            fed = len(continuation) - 1
+            if (
+                row is not None
+                and row.branches
+                and row.length - len(prefix) + fed > max(ROW_BRANCH_TOKENS, len(prefix))
+            ):
+                done.append(row)
+                row = None
+            if row is None:
+                row = rows[prefix] = Row(prefix=list(prefix))
+            branch_index[key] = (row, len(row.branches))
             row.branches.append(tuple(continuation))
-        row.members.append((index, branch_index[key]))
-    return list(rows.values())
+        row, branch = branch_index[key]
+        row.members.append((index, branch))
+    return done + list(rows.values())
 
 
 def _padded(length: int) -> int:
@@ -123,6 +142,12 @@ class Batch:
     score_tokens: np.ndarray
     score_owner: np.ndarray
     requests: list[int]
+
+    @property
+    def linear(self) -> bool:
+        """Every row is one sequence (context, then at most one branch), padded on the right:
+        plain causal attention computes it, no 4-D mask needed."""
+        return bool((self.segment <= 0).all())
 
     @property
     def real_tokens(self) -> int:

@@ -40,6 +40,8 @@ class Table:
     #: Decimals of the numbers, and what an empty cell says (a track may say why it is empty).
     precision: int = 2
     na_rep: str = "—"
+    #: Columns whose cells are HTML, already escaped (a task cell another track marked).
+    html_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ def fingerprint(value: object) -> str:
             getattr(value, "link_models", None),
             getattr(value, "precision", None),
             getattr(value, "na_rep", None),
+            getattr(value, "html_columns", None),
         )
         digest.update(repr((list(frame.columns), shown)).encode())
         if not frame.empty:
@@ -99,6 +102,8 @@ def table_update(table: Table) -> dict:
     kinds = views.datatypes(frame)
     if not table.link_models:
         kinds = ["str" if c == views.MODEL else k for c, k in zip(frame.columns, kinds, strict=True)]
+    if table.html_columns:
+        kinds = ["html" if c in table.html_columns else k for c, k in zip(frame.columns, kinds, strict=True)]
     if frame.empty:
         return gr.update(value=frame, datatype=kinds)
     styled = frame.style.format(precision=table.precision, na_rep=table.na_rep)

@@ -1,9 +1,10 @@
-"""In a real browser: the Contamination tab lists every run × set with its wording and band, and a model's
-page shows its evidence panel.
+"""In a real browser: the Contamination tab lists every run × set with its wording and band, a model's
+page shows its evidence panel, and the ranking marks the flagged run's task cell (only that one).
 
-The store: an Evalita run of ``org/model`` (so that its model page exists) and contamination results of
-five models on two sets — ``org/model``'s TE flagged by the order test, its CoDeC above the band of
-the four others — written as the worker writes them.
+The store: Evalita runs of ``org/model`` (so that its model page exists) and ``org/other0``, and
+contamination results of five models on two sets — ``org/model``'s TE flagged by the order test, its
+CoDeC above the band of the four others; ``org/other0`` flagged nowhere — written as the worker
+writes them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 __all__ = ["browser", "page"]
 
 MODEL = RunRef("org/model", "a" * 40, "bfloat16")
+OTHER = RunRef("org/other0", "a" * 40, "bfloat16")
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +44,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         tasks={"te": TaskResult(metric="acc", prompts={"p1": PromptScore(score=0.5, n=2)})},
     )
     stores.results.write("org/model/results_2026-11-27T09-00-00Z_bfloat16_0shot.json", evalita.to_json())
+    unflagged = evalita.model_copy(
+        update={"model": ModelInfo(id=OTHER.model, revision=OTHER.revision, precision=OTHER.precision)}
+    )
+    stores.results.write("org/other0/results_2026-11-27T09-00-00Z_bfloat16_0shot.json", unflagged.to_json())
     for k, score in enumerate([0.20, 0.22, 0.24, 0.26]):
         other = results(f"org/other{k}", {"te": set_result(score), "wic": set_result(0.3)}, data="sample")
         stores.results.write(
@@ -80,3 +86,21 @@ def test_a_tasks_page_shows_every_models_result_on_its_test_set(page, served: Se
     page.wait_for_function(_rows("contamination-task-table") + ".length === 5")
     panel = page.locator("#contamination-task-table").inner_text()
     assert EVIDENCE in panel and "org/other0" in panel and "WIC" not in panel
+
+
+def test_the_ranking_marks_only_the_flagged_runs_task_cell_and_links_to_its_evidence(
+    page, served: Served
+) -> None:
+    _open(page, served)
+    page.wait_for_function(_rows("ranking-table") + ".length === 2")
+    markers = page.locator("#ranking-table .virtual-row a.ranking-marker")  # not the hidden sizing table
+    assert markers.count() == 1
+    marked_row = page.locator("#ranking-table .virtual-row", has=page.locator("a.ranking-marker"))
+    assert "org/model" in marked_row.inner_text() and "org/other0" not in marked_row.inner_text()
+    title = markers.first.get_attribute("title") or ""
+    assert EVIDENCE in title and "TE" in title and "accus" in title  # "… not an accusation"
+    assert markers.first.get_attribute("href") == f"?tab=model&model={quote(MODEL.key, safe='')}"
+    _shot(page, "contamination-04-ranking-marker")
+    markers.first.click()
+    page.wait_for_function(_rows("contamination-model-table") + ".length === 2")
+    assert EVIDENCE in page.locator("#contamination-model-table").inner_text()

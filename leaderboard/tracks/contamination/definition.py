@@ -73,9 +73,15 @@ class OrderDesign:
     ``shards``: contiguous blocks of the canonical order (at least ``min_shard_items`` items
     each, at most ``max_shards`` of them); ``permutations``: random orders per shard; ``seed``:
     the permutations' seed (a run is reproducible).
+
+    Why 10 permutations (was 25): under the null a shard's canonical order and its ``r`` random
+    orders are exchangeable, so its statistic ``d = ll(canonical) − mean_r ll(perm)`` has mean 0
+    whatever ``r`` — the false-positive guarantee does not depend on ``r`` — and variance
+    ``σ²(1 + 1/r)``: going from 25 to 10 widens the t-test's standard error by 2.8 % (the power
+    of about 6 % more shards) and cuts the order test's cost from 26 to 11 scored orders per shard.
     """
 
-    permutations: int = 25
+    permutations: int = 10
     max_shards: int = 50
     min_shard_items: int = 3
     seed: int = 1234
@@ -97,3 +103,5 @@ class CodecDesign:
 
 DEFAULT_ORDER = OrderDesign()
 DEFAULT_CODEC = CodecDesign()
+DEFAULT_PERMUTATIONS = DEFAULT_ORDER.permutations
+DEFAULT_CONTEXT_ITEMS = DEFAULT_CODEC.context_items

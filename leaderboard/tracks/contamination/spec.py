@@ -45,7 +45,7 @@ SPEC = TrackSpec(
         ),
         WorkerOption(
             "--contamination-permutations",
-            "contamination: random orders per shard in the order test (default 25)",
+            "contamination: random orders per shard in the order test (default 10)",
             parse=_positive_int,
             metavar="N",
         ),
@@ -60,5 +60,6 @@ SPEC = TrackSpec(
         PanelRef("task", f"{_APP}.panels:TaskContaminationPanel"),
         PanelRef("model", f"{_APP}.panels:ModelContaminationPanel"),
     ),
+    ranking_markers=f"{_APP}.markers:ranking_markers",
     about="leaderboard.tracks.contamination.app.about:about_markdown",
 )

@@ -6,6 +6,8 @@ from leaderboard.tracks.contamination.definition import (
     ALPHA,
     BAND_COVERAGE,
     CONFIDENCE,
+    DEFAULT_CONTEXT_ITEMS,
+    DEFAULT_PERMUTATIONS,
     EVIDENCE,
     MIN_REFERENCE_MODELS,
 )
@@ -37,8 +39,14 @@ board's other models on the same set (the band of their middle {BAND_COVERAGE:.0
 {MIN_REFERENCE_MODELS} or more models have one) — a position in the board, not a fixed threshold. Its
 separation of seen from unseen sets is reported by its authors and not independently replicated.
 
+In the **ranking**, a run's task cell carries a ⚑ (a link to the model's evidence) only when the order
+test of the model's latest contamination run flags that task's set at the {ALPHA:.0%} family-wise level;
+nothing else in the ranking changes.
+
 Per-item membership scores (Min-K%, Min-K%++) are not used: their false-positive rates are unstable.
-Costs (tokens, minutes) are shown per run and set."""
+Costs (tokens, minutes) are shown per run and set: the order test scores each set about
+{1 + DEFAULT_PERMUTATIONS} times over (its canonical order and {DEFAULT_PERMUTATIONS} others per shard;
+small shards fewer), CoDeC about six times (each item alone and after {DEFAULT_CONTEXT_ITEMS} others)."""
 
 
 def about_markdown() -> str:

@@ -26,7 +26,8 @@ INTRO = (
     "al. 2026: the share of items whose log-likelihood drops when other items of the set come first, with "
     "its 95 % interval, placed against the band of the board's other models on the same set). A signal "
     "about one published order, never an accusation: a model trained on shuffled or paraphrased items "
-    "passes the order test. Not part of any ranking; the About tab says what each test can and cannot show."
+    "passes the order test. It changes no score; the Ranking marks a run's task cell with ⚑ only when the order "
+    "test flags that task's set. The About tab says what each test can and cannot show."
 )
 EMPTY = "No contamination run yet: `python -m eval_queue submit MODEL --track contamination`."
 

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import ClassVar
 
 import gradio as gr
+import pandas as pd
 
 from eval_queue.requests import ModelType, Precision
 from leaderboard.state import PageState, UrlField
@@ -16,12 +17,14 @@ from leaderboard.tracks.evalita.app.link import URL_FIELDS, EvalitaLink
 from leaderboard.tracks.evalita.app.tab.compare import compare_state
 from leaderboard.tracks.evalita.app.tab.controls import metrics_switch
 from leaderboard.tracks.evalita.app.views import subsets
+from leaderboard.tracks.evalita.app.views.marked import mark_task_cells
 from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, Setting
 from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
 from leaderboard.ui.context import AppContext
+from leaderboard.ui.markers import collect_markers
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 
@@ -180,6 +183,14 @@ def _filters() -> dict[str, gr.components.Component]:
     return {"types": types, "sizes": sizes, "precisions": precisions, "columns": columns}
 
 
+def marked_table(ctx: AppContext, board: views.Board, rows: pd.DataFrame) -> Table:
+    """The page of rows shown, its task cells marked by other tracks (``TrackSpec.ranking_markers``:
+    evidence about the run), each marker a link to its evidence; the CSV stays plain."""
+    markers = board.memo(("ranking-markers",), lambda: collect_markers(ctx.registry.specs(), ctx.store()))
+    marked, html_columns = mark_task_cells(rows, markers)
+    return Table(marked, html_columns=html_columns)
+
+
 class RankingTab(Tab):
     id = "ranking"
     label = "Ranking"
@@ -279,7 +290,7 @@ class RankingTab(Tab):
             values={
                 "banner": banner,
                 "caption": caption(view, page, filters),
-                "table": Table(page.rows),
+                "table": marked_table(ctx, board, page.rows),
                 "pager": gr.update(visible=page.count > 1),
                 "csv": self._csv_of(ctx, state, view),
             },
