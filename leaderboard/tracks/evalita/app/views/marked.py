@@ -11,9 +11,10 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from eval_queue.vocabulary import RANKING_AGGREGATES, RunRef
+from eval_queue.vocabulary import RunRef
 from leaderboard.tracks.evalita.app.views.labels import column_label
 from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES
 from leaderboard.ui.markers import MarkerKey, RankingMarker, marked_cell, markers_by_run
 from leaderboard.views.common import KEY_COLUMN, html_text
 
