@@ -190,22 +190,100 @@ def assign_tiers(entries: Sequence[TierEntry], alpha: float = DEFAULT_ALPHA) -> 
     results = [TierResult(e.key, None) for e in entries]
     if not ranked:
         return tuple(results)
-    draws = np.stack([np.asarray(entries[i].draws, dtype=np.float64) for i in ranked])
-    alt = np.stack(
-        [
-            np.asarray(
-                entries[i].alt_draws if entries[i].alt_draws is not None else entries[i].draws, np.float64
-            )
-            for i in ranked
-        ]
+    # One shared matrix, float32 when the draws are (as decoded from a results file): half the
+    # memory of float64 rows; every figure is then computed in float64, as the reference does.
+    chosen = [(entries[i].draws, entries[i].alt_draws) for i in ranked]
+    dtype = (
+        np.float32 if all(_is_float32(d) and (a is None or _is_float32(a)) for d, a in chosen) else np.float64
     )
-    if len(ranked) == 1:
-        better = worse = np.zeros(1, dtype=np.int64)
-    else:
-        significant = significance_matrix(draws, alt, alpha)
-        better, worse = (significant > 0).sum(axis=1), (significant < 0).sum(axis=1)
+    draws = np.stack([np.asarray(d, dtype=dtype) for d, _ in chosen])
+    alt = np.stack([np.asarray(d if a is None else a, dtype=dtype) for d, a in chosen])
+    better, worse = significance_counts(draws, alt, alpha)
     for row, i in enumerate(ranked):
         results[i] = TierResult(
             entries[i].key, int(better[row]) + 1, int(better[row]), int(worse[row]), len(ranked)
         )
     return tuple(results)
+
+
+def _is_float32(values: object) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype == np.float32
+
+
+#: Rows of the significance computation done at once (a ``block × B`` float64 slab and a few
+#: ``block × N`` matrices: about 100 MB at 10,000 runs).
+_BLOCK = 512
+
+
+def significance_counts(
+    draws: NDArray[np.floating], alt_draws: NDArray[np.floating] | None = None, alpha: float = DEFAULT_ALPHA
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per run, how many runs are significantly better and how many significantly worse: the row
+    sums of :func:`significance_matrix` (``> 0`` and ``< 0``), without its ``N × N`` matrices.
+
+    The same tests and Holm families, computed where their outcome is not already certain: a
+    pair whose centre gap ``d`` is at least ``z · (sd_i + sd_j)`` — ``se ≤ sd_i + sd_j`` whatever
+    the draws' covariance — has ``p ≤ α / m``, and Holm rejects every p-value that small
+    whatever its place in the family (``(m − k)·p ≤ m·p ≤ α``), so those pairs count without
+    their covariance; a p-value above ``α / m`` sorts after all of them, so its place in the
+    family is the number of certain pairs plus its rank among the computed ones.  Only the
+    covariances of the other pairs are computed (float64, from the draws as given), a block of
+    rows at a time.  At 10,000 runs the reference needs 800 MB per ``N × N`` matrix; this needs
+    :data:`_BLOCK` rows of them.  ``tests/uncertainty/test_tiers_fast.py`` checks it equals
+    :func:`significance_matrix` on random boards.
+    """
+    from scipy.stats import norm  # imported here: see uncertainty.percentile_intervals
+
+    x = np.asarray(draws)
+    x_alt = x if alt_draws is None else np.asarray(alt_draws)
+    n, b = x.shape
+    if n < 2:
+        return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    m = n - 1
+    # In float64, as the reference (a row's figures do not depend on the other rows).
+    means, alt_means, var = np.empty(n), np.empty(n), np.empty(n)
+    for start in range(0, n, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        rows64 = x[part].astype(np.float64)
+        means[part] = rows64.mean(axis=1)
+        alt_means[part] = x_alt[part].astype(np.float64).mean(axis=1)
+        centred = rows64 - means[part, None]
+        var[part] = np.einsum("ij,ij->i", centred, centred) / (b - 1)
+    sd = np.sqrt(np.maximum(var, 0.0))
+    c_low, c_high = np.minimum(means, alt_means), np.maximum(means, alt_means)
+    # Certain rejection: d / se ≥ z with p = 2·Φ̄(z) a little below α / m (a margin for rounding).
+    z_certain = float(norm.isf(alpha / (2.0 * m))) * (1.0 + 1e-6) + 1e-9
+    better = np.zeros(n, dtype=np.int64)
+    worse = np.zeros(n, dtype=np.int64)
+    for start in range(0, n, _BLOCK):
+        rows = np.arange(start, min(start + _BLOCK, n))
+        # A = j (columns), B = i (rows), as in significance_matrix.
+        low = c_low[None, :] - c_high[rows, None]
+        high = c_high[None, :] - c_low[rows, None]
+        sign = np.where(low > 0, 1, np.where(high < 0, -1, 0)).astype(np.int8)
+        distance = np.where(sign > 0, low, np.where(sign < 0, -high, 0.0))
+        certain = (sign != 0) & (distance > 0) & (distance >= z_certain * (sd[rows, None] + sd[None, :]))
+        certain[np.arange(len(rows)), rows] = False
+        # Columns uncertain for some row of the block: their covariance with the block is computed.
+        cols = np.flatnonzero(~certain.all(axis=0))
+        centred_rows = x[rows].astype(np.float64) - means[rows, None]
+        centred_cols = x[cols].astype(np.float64) - means[cols, None]
+        cov = centred_rows @ centred_cols.T / (b - 1)
+        se = np.sqrt(np.maximum(var[rows, None] + var[None, cols] - 2.0 * cov, 0.0))
+        block_sign = sign[:, cols]
+        p = np.where(block_sign == 0, 1.0, _two_sided(distance[:, cols], se))
+        # Pairs counted as certain are not in the computed family; nor is a run against itself.
+        excluded = certain[:, cols] | (rows[:, None] == cols[None, :])
+        p[excluded] = 2.0  # sorts after every p-value of the family
+        n_certain = certain.sum(axis=1)
+        order = np.argsort(p, axis=1, kind="stable")
+        ranked = np.take_along_axis(p, order, axis=1)
+        place = n_certain[:, None] + np.arange(len(cols))[None, :]
+        ok = (ranked <= 1.0) & (np.minimum(1.0, (m - place) * ranked) <= alpha)
+        rejected_sorted = np.logical_and.accumulate(ok, axis=1)
+        rejected = np.zeros_like(rejected_sorted)
+        np.put_along_axis(rejected, order, rejected_sorted, axis=1)
+        certain_sign = np.where(certain, sign, 0)
+        better[rows] = (certain_sign > 0).sum(axis=1) + (rejected & (block_sign > 0)).sum(axis=1)
+        worse[rows] = (certain_sign < 0).sum(axis=1) + (rejected & (block_sign < 0)).sum(axis=1)
+    return better, worse
