@@ -290,7 +290,7 @@ def run_of_key(board: Board, key: object) -> RunRef | None:
     if not isinstance(key, str):
         return None
     ref = RunRef.parse(key)
-    if ref is None or key not in {k for _, k in board.choices()}:
+    if ref is None or key not in board.choice_keys():
         return None
     return ref
 
