@@ -165,7 +165,8 @@ def _run_positions(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
     if entry is not None and entry[0]() is frame:
         return entry[1]
     index = frame.groupby(list(RunRef.COLUMNS), sort=False).indices
-    _RUN_INDEX[id(frame)] = (weakref.ref(frame, lambda _, key=id(frame): _RUN_INDEX.pop(key, None)), index)
+    key = id(frame)
+    _RUN_INDEX[key] = (weakref.ref(frame, lambda _: _RUN_INDEX.pop(key, None)), index)
     return index
 
 

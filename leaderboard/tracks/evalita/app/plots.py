@@ -59,6 +59,10 @@ def _safe(text: object) -> str:
     return html.escape(str(text))
 
 
+#: Above this many points the size plot is drawn with WebGL (``scattergl``).
+WEBGL_POINTS = 1000
+
+
 def cps_vs_params(ranking: pd.DataFrame, avg_column: str = views.AVG) -> go.Figure | None:
     """Average CPS against parameter count (log x), one point per ranked row."""
     if ranking.empty or avg_column not in ranking.columns:
@@ -68,16 +72,21 @@ def cps_vs_params(ranking: pd.DataFrame, avg_column: str = views.AVG) -> go.Figu
     if data.empty:
         return None
     fig = go.Figure()
+    # Thousands of SVG points make the browser crawl: WebGL draws them at once, smaller and
+    # fainter so that dense regions read as density (the legend still splits by type).
+    many = len(data) > WEBGL_POINTS
+    trace = go.Scattergl if many else go.Scatter
+    marker = {"size": 5, "opacity": 0.5} if many else {"size": 10, "opacity": 0.8}
     for model_type, group in data.groupby(views.TYPE, sort=True):
         fig.add_trace(
-            go.Scatter(
+            trace(
                 x=group[views.PARAMS],
                 y=group[avg_column],
                 mode="markers",
                 name=_safe(model_type),
                 text=[_safe(m) for m in group[views.MODEL]],
                 hovertemplate="%{text}<br>%{x:.2f} B params<br>avg CPS %{y:.2f}<extra></extra>",
-                marker={"size": 10, "opacity": 0.8},
+                marker=marker,
             )
         )
     fig.update_layout(

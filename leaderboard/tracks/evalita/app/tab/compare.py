@@ -46,6 +46,7 @@ def compare_state(state: PageState, a: str, b: str) -> PageState:
 class CompareTab(Tab):
     id = "compare"
     label = "A vs B"
+    shared_render = True
     url_fields: ClassVar[Mapping[str, UrlField]] = MappingProxyType(
         {A_FIELD: UrlField("", None), B_FIELD: UrlField("", None)}
     )

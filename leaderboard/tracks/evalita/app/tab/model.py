@@ -35,6 +35,7 @@ DETAILS_OUTPUTS = ("details_status", "details")
 class ModelTab(Tab):
     id = "model"
     label = "Model"
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "model": Api(

@@ -24,6 +24,7 @@ from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 class PlotsTab(Tab):
     id = "plots"
     label = "Plots"
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "plots": Api(

@@ -125,6 +125,7 @@ def _filters() -> dict[str, gr.components.Component]:
 class RankingTab(Tab):
     id = "ranking"
     label = "Ranking"
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType({"ranking": RANKING_API})
 
     def __init__(self) -> None:

@@ -27,6 +27,7 @@ TASK_CHOICES = tuple((f"{t.abbrev} — {t.name}", t.id) for t in SUITE)
 class TaskTab(Tab):
     id = "task"
     label = "Tasks"
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "task": Api(

@@ -1,0 +1,89 @@
+"""Shared renders: a view is computed once per (results version, tab, state), concurrent visitors
+asking for it wait for that one computation, and the oldest renders are dropped first."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pandas as pd
+
+from leaderboard.tracks.evalita.app import plots
+from leaderboard.ui.common import fingerprint
+from leaderboard.ui.render_cache import RenderCache
+from leaderboard.ui.tab import Rendered
+from leaderboard.views.common import MODEL, PARAMS, TYPE
+
+
+def test_a_render_is_computed_once_and_served_with_its_digests() -> None:
+    cache = RenderCache()
+    calls = []
+
+    def render() -> Rendered:
+        calls.append(1)
+        return Rendered(values={"caption": "ten runs"})
+
+    first = cache.get(("ranking", 1, "state"), render)
+    second = cache.get(("ranking", 1, "state"), render)
+    assert second is first and len(calls) == 1
+    assert first.digests == {"caption": fingerprint("ten runs")}
+    cache.get(("ranking", 2, "state"), render)  # a new results version: computed again
+    assert len(calls) == 2 and (cache.computed, cache.served) == (2, 1)
+
+
+def test_concurrent_visitors_of_one_view_share_one_computation() -> None:
+    cache = RenderCache()
+    calls = []
+
+    def slow() -> Rendered:
+        calls.append(1)
+        time.sleep(0.2)
+        return Rendered(values={"caption": "x"})
+
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(cache.get("view", slow))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and len(got) == 8 and all(g is got[0] for g in got)
+
+
+def test_a_failed_render_is_not_kept_and_the_next_caller_computes_it() -> None:
+    cache = RenderCache()
+
+    def broken() -> Rendered:
+        raise RuntimeError("boom")
+
+    try:
+        cache.get("view", broken)
+    except RuntimeError:
+        pass
+    assert cache.get("view", lambda: Rendered(values={"a": 1})).rendered.values == {"a": 1}
+
+
+def test_the_oldest_render_is_dropped_beyond_the_size() -> None:
+    cache = RenderCache(size=2)
+    for key in ("a", "b", "a", "c"):  # "a" used again: "b" is the oldest
+        cache.get(key, lambda: Rendered(values={}))
+    computed = cache.computed
+    cache.get("a", lambda: Rendered(values={}))
+    cache.get("b", lambda: Rendered(values={}))
+    assert cache.computed == computed + 1  # "a" was kept, "b" computed again
+
+
+def test_the_size_plot_of_thousands_of_runs_is_drawn_with_webgl() -> None:
+    def ranking(n: int) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                MODEL: [f"m{i}" for i in range(n)],
+                "Avg": [50.0] * n,
+                PARAMS: [7.0] * n,
+                TYPE: ["pretrained"] * n,
+            }
+        )
+
+    few = plots.cps_vs_params(ranking(10), "Avg")
+    many = plots.cps_vs_params(ranking(plots.WEBGL_POINTS + 1), "Avg")
+    assert [t.type for t in few.data] == ["scatter"]
+    assert [t.type for t in many.data] == ["scattergl"] and len(many.data[0].x) == plots.WEBGL_POINTS + 1
