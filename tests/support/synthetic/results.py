@@ -16,8 +16,11 @@ from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 from leaderboard.core.items import ITEMS_FILE_NAME, items_to_parquet
 from leaderboard.core.schema import ModelInfo, RunInfo, details_dir, results_file_path
+from leaderboard.core.summary import encode_draws
 from leaderboard.core.uncertainty import DEFAULT_CONFIG, DrawCache
 from leaderboard.tracks.evalita.cps_intervals import RunUncertainty, cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS
@@ -44,18 +47,59 @@ def _model_draws(n_models: int, seed: int) -> list[tuple[float, float]]:
     return out
 
 
+def _shifted(results: ResultsFile, delta: float) -> ResultsFile:
+    """``results`` with every score, interval and resampled value moved by ``delta`` (0–1 scale)."""
+
+    def move(value: float | None) -> float | None:
+        return None if value is None else min(1.0, max(0.0, value + delta))
+
+    tasks = {
+        task_id: task.model_copy(
+            update={
+                "prompts": {
+                    p: score.model_copy(update={"score": move(score.score)})
+                    for p, score in task.prompts.items()
+                }
+            }
+        )
+        for task_id, task in results.tasks.items()
+    }
+    block = results.uncertainty
+    if block is not None:
+        block = block.model_copy(
+            update={
+                "intervals": {f: (low + delta, high + delta) for f, (low, high) in block.intervals.items()},
+                "draws": {
+                    f: kept.model_copy(update={"float32": encode_draws(kept.values() + delta)})
+                    for f, kept in block.draws.items()
+                },
+            }
+        )
+    return results.model_copy(update={"tasks": tasks, "uncertainty": block})
+
+
 def _write_models(
     root: Path,
     models: list[tuple[int, float, float]],
     seed: int,
     details_root: Path | None,
     sizes: Mapping[str, Mapping[str, int]],
+    distinct: int | None = None,
 ) -> int:
     suite = SyntheticSuite(sizes, seed=seed)
     cache = DrawCache()
+    bases: dict[tuple[int, int], tuple[ResultsFile, bytes]] = {}
     written = 0
     for i, skill, params in models:
         for k, finished in ((0, "2025-05-01T10:00:00Z"), (5, "2025-05-02T10:00:00Z")):
+            if distinct is not None and i >= distinct:
+                # A copy of a drawn run (see write_synthetic_results): its own name and metadata.
+                base, items_bytes = bases[(i % distinct, k)]
+                delta = float(np.random.default_rng([seed, i, k]).normal(0.0, 0.02))
+                copy = _shifted(base, delta)
+                _write_run(root, details_root, copy, i, params, k, finished, items_bytes)
+                written += 1
+                continue
             items = suite.run(10 * i + k, skill)
             boot = cps_run(items, EVALITA_KINDS, cache=cache)
             tasks = {
@@ -68,11 +112,9 @@ def _write_models(
                 )
                 for task in SUITE
             }
-            model_id = synthetic_model(i)
-            folder = details_dir(model_id, finished, "bfloat16", k)
             results = ResultsFile(
                 model=ModelInfo(
-                    id=model_id,
+                    id=synthetic_model(i),
                     revision=f"{i:040x}",
                     precision="bfloat16",
                     params_b=params,
@@ -85,20 +127,53 @@ def _write_models(
                     harness="lm-eval 0.4.13",
                     finished_at=finished,
                     bootstrap_iters=0,
-                    details_path=folder if details_root is not None else None,
                 ),
                 tasks=tasks,
                 uncertainty=summary_of(RunUncertainty.of(boot, TASK_IDS), DEFAULT_CONFIG),
             )
-            path = root / results_file_path(results, finished)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(results.to_json())
-            if details_root is not None:
-                items_path = details_root / folder / ITEMS_FILE_NAME
-                items_path.parent.mkdir(parents=True, exist_ok=True)
-                items_path.write_bytes(items_to_parquet(items))
+            items_bytes = items_to_parquet(items) if details_root is not None else b""
+            if distinct is not None:
+                bases[(i, k)] = (results, items_bytes)
+            _write_run(root, details_root, results, i, params, k, finished, items_bytes)
             written += 1
     return written
+
+
+def _write_run(
+    root: Path,
+    details_root: Path | None,
+    results: ResultsFile,
+    i: int,
+    params: float,
+    k: int,
+    finished: str,
+    items_bytes: bytes,
+) -> None:
+    """Write model ``i``'s run of setting ``k`` (its identity set here) and its per-item file."""
+    model_id = synthetic_model(i)
+    folder = details_dir(model_id, finished, "bfloat16", k)
+    results = results.model_copy(
+        update={
+            "model": ModelInfo(
+                id=model_id,
+                revision=f"{i:040x}",
+                precision="bfloat16",
+                params_b=params,
+                model_type=SYNTHETIC_TYPES[i % len(SYNTHETIC_TYPES)],
+                license="apache-2.0",
+            ),
+            "run": results.run.model_copy(
+                update={"details_path": folder if details_root is not None else None}
+            ),
+        }
+    )
+    path = root / results_file_path(results, finished)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(results.to_json())
+    if details_root is not None:
+        items_path = details_root / folder / ITEMS_FILE_NAME
+        items_path.parent.mkdir(parents=True, exist_ok=True)
+        items_path.write_bytes(items_bytes)
 
 
 def write_synthetic_results(
@@ -109,6 +184,7 @@ def write_synthetic_results(
     details_root: Path | None = None,
     sizes: Mapping[str, Mapping[str, int]] = SMALL_SIZES,
     workers: int = 1,
+    distinct: int | None = None,
 ) -> int:
     """``n_models`` comparable models × both settings under ``root`` (a results store); returns
     the number of files.  Each run is drawn item by item around the model's own skill
@@ -116,14 +192,27 @@ def write_synthetic_results(
     vary as in a real leaderboard; its prompt scores are its items' scores and its results
     carry the intervals the worker would write (``uncertainty``), so the ranking has tiers.
     With ``details_root`` each run's per-item file is written there too (what "A vs B" reads).
-    The same seed gives the same store, whatever ``workers`` (processes writing slices of it)."""
+    The same seed gives the same store, whatever ``workers`` (processes writing slices of it).
+
+    ``distinct``: only the first ``distinct`` models are drawn item by item (the bootstrap is
+    what takes the time: about 75 ms a run); model ``i`` beyond them is a copy of model
+    ``i % distinct``'s runs under its own name, size and type, every score, interval and
+    resampled value moved by a small amount of its own (normal, sd 2 points), and the same
+    per-item file.  So a 10,000-model store takes minutes, not an hour, and keeps the spread of
+    scores and intervals of independent runs; the one difference is that a copy and its base
+    differ by a constant on every resample (a certain outcome of their test, a few pairs
+    among millions)."""
     models = [(i, skill, params) for i, (skill, params) in enumerate(_model_draws(n_models, seed))]
     if workers <= 1 or n_models < 2 * workers:
-        return _write_models(root, models, seed, details_root, sizes)
+        return _write_models(root, models, seed, details_root, sizes, distinct)
+    if distinct is not None:
+        distinct -= distinct % workers  # each process then holds the bases of its own copies
     # Interleaved slices: each process gets models of every skill, so they finish together.
     slices = [models[w::workers] for w in range(workers)]
     with ProcessPoolExecutor(workers) as pool:
-        futures = [pool.submit(_write_models, root, part, seed, details_root, sizes) for part in slices]
+        futures = [
+            pool.submit(_write_models, root, part, seed, details_root, sizes, distinct) for part in slices
+        ]
         return sum(future.result() for future in futures)
 
 
@@ -132,24 +221,28 @@ def write_synthetic_results(
 STORE_VERSION = 1
 
 
-def cached_synthetic_store(cache_root: Path, n_models: int, seed: int = 7, *, workers: int = 2) -> Path:
+def cached_synthetic_store(
+    cache_root: Path, n_models: int, seed: int = 7, *, workers: int = 2, distinct: int | None = None
+) -> Path:
     """A data folder (``results/`` with its ``contents.parquet``, ``details/``) of ``n_models``
     synthetic models, written once under ``cache_root`` and reused while its version holds.
 
-    A folder without its ``complete`` mark (an interrupted write) is written anew."""
+    A folder without its ``complete`` mark (an interrupted write) is written anew.  ``distinct``:
+    see :func:`write_synthetic_results` (part of the folder's name)."""
     import shutil
 
     from eval_queue.storage.local import LocalStorage
     from leaderboard.core.contents import CONTENTS_PATH, rebuild, to_parquet
 
-    data = cache_root / f"evalita-{n_models}-seed{seed}-v{STORE_VERSION}"
+    copies = "" if distinct is None or distinct >= n_models else f"-distinct{distinct}"
+    data = cache_root / f"evalita-{n_models}{copies}-seed{seed}-v{STORE_VERSION}"
     mark = data / "complete"
     if mark.is_file():
         return data
     if data.exists():
         shutil.rmtree(data)
     files = write_synthetic_results(
-        data / "results", n_models, seed, details_root=data / "details", workers=workers
+        data / "results", n_models, seed, details_root=data / "details", workers=workers, distinct=distinct
     )
     # The table the worker keeps at publish: what the app's cold start reads.
     storage = LocalStorage(data / "results")
