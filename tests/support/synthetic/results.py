@@ -85,6 +85,7 @@ def _write_models(
     details_root: Path | None,
     sizes: Mapping[str, Mapping[str, int]],
     distinct: int | None = None,
+    bases_from: Path | None = None,
 ) -> int:
     suite = SyntheticSuite(sizes, seed=seed)
     cache = DrawCache()
@@ -98,6 +99,22 @@ def _write_models(
                 delta = float(np.random.default_rng([seed, i, k]).normal(0.0, 0.02))
                 copy = _shifted(base, delta)
                 _write_run(root, details_root, copy, i, params, k, finished, items_bytes)
+                written += 1
+                continue
+            if bases_from is not None and distinct is not None:
+                # The drawn runs are those of a store of `distinct` models already written.
+                folder = details_dir(synthetic_model(i), finished, "bfloat16", k)
+                kept = ResultsFile.from_json(
+                    (bases_from / "results" / _base_path(i, k, finished)).read_bytes(),
+                    _base_path(i, k, finished),
+                )
+                items_bytes = (
+                    (bases_from / "details" / folder / ITEMS_FILE_NAME).read_bytes()
+                    if details_root is not None
+                    else b""
+                )
+                bases[(i, k)] = (kept, items_bytes)
+                _write_run(root, details_root, kept, i, params, k, finished, items_bytes)
                 written += 1
                 continue
             items = suite.run(10 * i + k, skill)
@@ -137,6 +154,12 @@ def _write_models(
             _write_run(root, details_root, results, i, params, k, finished, items_bytes)
             written += 1
     return written
+
+
+def _base_path(i: int, k: int, finished: str) -> str:
+    """Where model ``i``'s run of setting ``k`` lies in a synthetic store (its name and time fix it)."""
+    org, name = synthetic_model(i).split("/")
+    return f"{org}/{name}/results_{finished.replace(':', '-')}_bfloat16_{k}shot.json"
 
 
 def _write_run(
@@ -185,6 +208,7 @@ def write_synthetic_results(
     sizes: Mapping[str, Mapping[str, int]] = SMALL_SIZES,
     workers: int = 1,
     distinct: int | None = None,
+    bases_from: Path | None = None,
 ) -> int:
     """``n_models`` comparable models × both settings under ``root`` (a results store); returns
     the number of files.  Each run is drawn item by item around the model's own skill
@@ -201,17 +225,19 @@ def write_synthetic_results(
     per-item file.  So a 10,000-model store takes minutes, not an hour, and keeps the spread of
     scores and intervals of independent runs; the one difference is that a copy and its base
     differ by a constant on every resample (a certain outcome of their test, a few pairs
-    among millions)."""
+    among millions).  ``bases_from``: a data folder (``results/``, ``details/``) of a store of
+    the first ``distinct`` models with the same seed, whose runs are read instead of drawn again."""
     models = [(i, skill, params) for i, (skill, params) in enumerate(_model_draws(n_models, seed))]
     if workers <= 1 or n_models < 2 * workers:
-        return _write_models(root, models, seed, details_root, sizes, distinct)
+        return _write_models(root, models, seed, details_root, sizes, distinct, bases_from)
     if distinct is not None:
         distinct -= distinct % workers  # each process then holds the bases of its own copies
     # Interleaved slices: each process gets models of every skill, so they finish together.
     slices = [models[w::workers] for w in range(workers)]
     with ProcessPoolExecutor(workers) as pool:
         futures = [
-            pool.submit(_write_models, root, part, seed, details_root, sizes, distinct) for part in slices
+            pool.submit(_write_models, root, part, seed, details_root, sizes, distinct, bases_from)
+            for part in slices
         ]
         return sum(future.result() for future in futures)
 
@@ -234,15 +260,25 @@ def cached_synthetic_store(
     from eval_queue.storage.local import LocalStorage
     from leaderboard.core.contents import CONTENTS_PATH, rebuild, to_parquet
 
-    copies = "" if distinct is None or distinct >= n_models else f"-distinct{distinct}"
+    if distinct is not None and distinct >= n_models:
+        distinct = None
+    copies = "" if distinct is None else f"-distinct{distinct}"
     data = cache_root / f"evalita-{n_models}{copies}-seed{seed}-v{STORE_VERSION}"
     mark = data / "complete"
     if mark.is_file():
         return data
+    # The drawn runs: those of the store of `distinct` models (written first, and kept too).
+    bases = None if distinct is None else cached_synthetic_store(cache_root, distinct, seed, workers=workers)
     if data.exists():
         shutil.rmtree(data)
     files = write_synthetic_results(
-        data / "results", n_models, seed, details_root=data / "details", workers=workers, distinct=distinct
+        data / "results",
+        n_models,
+        seed,
+        details_root=data / "details",
+        workers=workers,
+        distinct=distinct,
+        bases_from=bases,
     )
     # The table the worker keeps at publish: what the app's cold start reads.
     storage = LocalStorage(data / "results")
