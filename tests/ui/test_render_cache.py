@@ -87,3 +87,17 @@ def test_the_size_plot_of_thousands_of_runs_is_drawn_with_webgl() -> None:
     many = plots.cps_vs_params(ranking(plots.WEBGL_POINTS + 1), "Avg")
     assert [t.type for t in few.data] == ["scatter"]
     assert [t.type for t in many.data] == ["scattergl"] and len(many.data[0].x) == plots.WEBGL_POINTS + 1
+
+
+def test_the_sensitivity_plot_of_many_models_sends_boxes_and_outliers_not_every_point() -> None:
+    spread = pd.DataFrame(
+        {
+            "Task": ["TE"] * 400 + ["SA"] * 400,
+            "Model": [f"m{i}" for i in range(400)] * 2,
+            "Spread": [float(i % 20) for i in range(399)] + [95.0] + [float(i % 10) for i in range(400)],
+        }
+    )
+    figure = plots.prompt_sensitivity(spread)
+    box, far = figure.data
+    assert list(box.x) == ["TE", "SA"] and box.median[0] == 9.5 and box.upperfence[0] == 19.0
+    assert list(far.y) == [95.0] and list(far.text) == ["m399"]  # the one point beyond the whiskers

@@ -37,14 +37,17 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     """``{results path: (store version, record)}`` of the table's Evalita rows; an unusable row is
     logged and left out (its file is then read from the store)."""
     mine = table.filter(pc.equal(table.column("track"), TRACK))
-    columns = {name: mine.column(name).to_pylist() for name in _COLUMNS}
+    # The intervals' JSON (tens of KB a row) is read row by row, not as one list of strings: at
+    # 20,000 rows that list alone would hold hundreds of MB while the records are built.
+    columns = {name: mine.column(name).to_pylist() for name in _COLUMNS if name != "record_json"}
+    record_json = mine.column("record_json")
     prompts = mine.column("prompt_scores").combine_chunks()
     offsets = prompts.offsets.to_pylist()
     fields = [prompts.values.field(name).to_pylist() for name in _PROMPT_FIELDS]
     flat = list(zip(*fields, strict=True))
     records = {}
     for i, path in enumerate(columns["results_path"]):
-        blocks = columns["record_json"][i]
+        blocks = record_json[i].as_py()
         if blocks is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue

@@ -134,17 +134,20 @@ def prompt_sensitivity(spread: pd.DataFrame) -> go.Figure | None:
         return None
     every_point = spread["Model"].nunique() <= MAX_SENSITIVITY_POINTS_MODELS
     fig = go.Figure()
-    fig.add_trace(
-        go.Box(
-            x=spread["Task"],
-            y=spread["Spread"],
-            boxpoints="all" if every_point else "outliers",
-            jitter=0.4,
-            text=[_safe(m) for m in spread["Model"]],
-            hovertemplate="%{text}<br>%{x}: %{y:.2f}<extra></extra>",
-            name="models",
+    if every_point:
+        fig.add_trace(
+            go.Box(
+                x=spread["Task"],
+                y=spread["Spread"],
+                boxpoints="all",
+                jitter=0.4,
+                text=[_safe(m) for m in spread["Model"]],
+                hovertemplate="%{text}<br>%{x}: %{y:.2f}<extra></extra>",
+                name="models",
+            )
         )
-    )
+    else:
+        _summary_boxes(fig, spread)
     fig.update_layout(
         title="Prompt sensitivity: MaxP − AvgP per task (lower is more robust)",
         yaxis_title="MaxP − AvgP (points)",
@@ -153,6 +156,38 @@ def prompt_sensitivity(spread: pd.DataFrame) -> go.Figure | None:
     )
     fig.update_xaxes(categoryorder="array", categoryarray=list(TASK_ORDER))
     return fig
+
+
+def _summary_boxes(fig: go.Figure, spread: pd.DataFrame) -> None:
+    """Many models: each task's box from its quartiles (computed here, as plotly would: linear
+    interpolation, whiskers to the furthest point within 1.5 IQR) and only the points beyond
+    them drawn, so the page receives ten boxes and their outliers, not every model's point."""
+    boxes: dict[str, list] = {key: [] for key in ("x", "q1", "median", "q3", "lowerfence", "upperfence")}
+    outliers = []
+    for task, group in spread.groupby("Task", sort=False):
+        values = group["Spread"].astype(float)
+        q1, median, q3 = values.quantile([0.25, 0.5, 0.75]).tolist()
+        reach = 1.5 * (q3 - q1)
+        inside = values[(values >= q1 - reach) & (values <= q3 + reach)]
+        for key, value in zip(
+            boxes, (task, q1, median, q3, float(inside.min()), float(inside.max())), strict=True
+        ):
+            boxes[key].append(value)
+        outliers.append(group[(values < q1 - reach) | (values > q3 + reach)])
+    fig.add_trace(go.Box(**boxes, name="models", hoverinfo="y"))
+    far = pd.concat(outliers) if outliers else spread.iloc[:0]
+    if not far.empty:
+        fig.add_trace(
+            go.Scatter(
+                x=far["Task"],
+                y=far["Spread"],
+                mode="markers",
+                marker={"size": 4, "opacity": 0.6},
+                text=[_safe(m) for m in far["Model"]],
+                hovertemplate="%{text}<br>%{x}: %{y:.2f}<extra></extra>",
+                name="outliers",
+            )
+        )
 
 
 def heatmap(models_by_prompts: pd.DataFrame, prompt_ids: list[str], title: str) -> go.Figure | None:
