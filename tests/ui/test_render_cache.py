@@ -7,6 +7,7 @@ import threading
 import time
 
 import pandas as pd
+import pytest
 
 from leaderboard.tracks.evalita.app import plots
 from leaderboard.ui.common import fingerprint
@@ -55,10 +56,8 @@ def test_a_failed_render_is_not_kept_and_the_next_caller_computes_it() -> None:
     def broken() -> Rendered:
         raise RuntimeError("boom")
 
-    try:
+    with pytest.raises(RuntimeError):
         cache.get("view", broken)
-    except RuntimeError:
-        pass
     assert cache.get("view", lambda: Rendered(values={"a": 1})).rendered.values == {"a": 1}
 
 
