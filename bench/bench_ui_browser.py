@@ -90,6 +90,9 @@ TARGET_RSS_MB = 1024.0
 TARGET_DATA_KB = 300.0
 CURRENT, BASELINE = "this checkout", "baseline"
 TIMEOUT_MS = 120_000
+#: The first visit of a freshly started server waits for its store read and views (minutes at
+#: 10,000 models on a loaded machine): not measured, only allowed longer.
+WARM_TIMEOUT_MS = 1_200_000
 
 
 @dataclass
@@ -293,6 +296,17 @@ def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
     return out
 
 
+def warm_up(browser, url: str) -> None:
+    """One unmeasured visit: the server reads and scores the store, and every view the sessions
+    open is computed once (each app's own caches, as after its first visitors)."""
+    global TIMEOUT_MS
+    saved, TIMEOUT_MS = TIMEOUT_MS, WARM_TIMEOUT_MS
+    try:
+        session(browser, url)
+    finally:
+        TIMEOUT_MS = saved
+
+
 Measures = dict[str, tuple[float, dict[str, int]]]
 Summary = dict[str, dict[str, float]]
 
@@ -384,7 +398,7 @@ def bench(
     runs: dict[str, list[Measures]] = {name: [] for name in apps}
     try:
         for _, url in servers.values():
-            session(browser, url)  # warm each server (parse and score the store), not measured
+            warm_up(browser, url)
         for _ in range(repeat):
             for name, (_, url) in servers.items():
                 runs[name].append(session(browser, url))

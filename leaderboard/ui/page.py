@@ -205,6 +205,9 @@ class Page:
             inputs_kwargs=inputs,
             outputs=[parts.outputs[name] for name in api.outputs],
             api_name=api_name,
+            # As the page's events: one HTTP round trip, no queue join and event stream (the
+            # views are shared renders of the in-memory snapshot; issue 32's load bench).
+            queue=QUEUED,
         )
 
     def _api_input(self, tab: Tab, name: str) -> Component:
