@@ -100,3 +100,23 @@ def test_the_sensitivity_plot_of_many_models_sends_boxes_and_outliers_not_every_
     box, far = figure.data
     assert list(box.x) == ["TE", "SA"] and box.median[0] == 9.5 and box.upperfence[0] == 19.0
     assert list(far.y) == [95.0] and list(far.text) == ["m399"]  # the one point beyond the whiskers
+
+
+def test_a_board_of_more_runs_than_a_dropdown_lists_offers_the_best_and_the_chosen(
+    tmp_path, monkeypatch
+) -> None:
+    from eval_queue.storage import LocalStorage
+    from leaderboard.tracks.evalita.app import views
+    from leaderboard.tracks.evalita.app.results import load_results
+    from leaderboard.tracks.evalita.app.views import ranking
+    from tests.support.synthetic.results import write_synthetic_results
+
+    write_synthetic_results(tmp_path, 8)
+    board = views.Board(load_results(LocalStorage(tmp_path)))
+    assert views.shown_choices(board) == tuple(board.choices())  # few runs: every one
+    monkeypatch.setattr(ranking, "MAX_CHOICES", 4)
+    best = set(views.top_runs(board, 2, 0)) | set(views.top_runs(board, 2, 5))
+    worst = views.top_runs(board, 8, 0)[-1]
+    shown = views.shown_choices(board, [worst])
+    assert {key for _, key in shown} == best | {worst}
+    assert [c for c in board.choices() if c in shown] == list(shown)  # the dropdown's order kept

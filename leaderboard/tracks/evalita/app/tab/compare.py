@@ -95,7 +95,7 @@ class CompareTab(Tab):
         num_fewshot = state.shots.num_fewshot
         assert num_fewshot is not None
         (a, b), notices = _pair(board, state, num_fewshot)
-        choices = tuple(views.run_choices(board))
+        choices = views.shown_choices(board, [ref.key for ref in (a, b) if ref is not None])
         values: dict[str, object] = {
             A_FIELD: Choices(choices, a.key if a else None),
             B_FIELD: Choices(choices, b.key if b else None),

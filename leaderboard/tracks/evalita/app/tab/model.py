@@ -136,7 +136,7 @@ class ModelTab(Tab):
     def render(self, ctx: AppContext, state: PageState) -> Rendered:
         board = views.current_board(ctx, state.metrics)
         run, notices = self._run_of(board, state)
-        choices = Choices(tuple(views.run_choices(board)), run.key if run else None)
+        choices = Choices(views.shown_choices(board, [run.key] if run else []), run.key if run else None)
         prompt_ids = TASKS[state.answers_task].prompt_ids
         values: dict[str, object] = {
             "model": choices,

@@ -102,7 +102,7 @@ class PlotsTab(Tab):
         )
         return Rendered(
             values={
-                "models": Choices(tuple(views.run_choices(board)), keys),
+                "models": Choices(views.shown_choices(board, keys), keys),
                 "caption": caption,
                 "scatter": scatter,
                 "radar": radar,
