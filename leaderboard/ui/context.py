@@ -64,6 +64,7 @@ class AppContext:
     _read_started_at: float | None = None
     _read_wall: datetime | None = None
     _queue_cache: tuple[float, QueueListing] | None = field(default=None, repr=False)
+    _status: tuple[StoreResults, datetime | None, str] | None = field(default=None, repr=False)
     _queue_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _warming: threading.Thread | None = field(default=None, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
@@ -187,8 +188,18 @@ class AppContext:
                     self._store = previous  # the same results: keep the read the views were built from
 
     def status_line(self) -> str:
-        """What the page says about the read: runs, models, when read, unreadable files (escaped)."""
+        """What the page says about the read: runs, models, when read, unreadable files (escaped).
+
+        Once per read (every page event shows it; counting 20,000 runs each time would not do)."""
         store = self.store()
+        cached = self._status
+        if cached is not None and cached[0] is store and cached[1] == self._read_wall:
+            return cached[2]
+        text = self._status_of(store)
+        self._status = (store, self._read_wall, text)
+        return text
+
+    def _status_of(self, store: StoreResults) -> str:
         records = [record for track in store.records.values() for record in track.values()]
         models = {getattr(getattr(record, "model", None), "id", None) for record in records} - {None}
         stamp = self._read_wall.strftime("%H:%M:%S UTC") if self._read_wall else "—"

@@ -39,6 +39,7 @@ from leaderboard.state import (
 )
 from leaderboard.ui.common import ERROR_TEXT, fingerprint, to_update
 from leaderboard.ui.context import AppContext
+from leaderboard.ui.render_cache import RenderCache, SharedRender
 from leaderboard.ui.tab import Api, Component, Tab, TabParts
 
 logger = logging.getLogger(__name__)
@@ -131,6 +132,7 @@ class Page:
         self.notice = gr.Markdown(elem_id="notice", render=False)
         self.tabbar: gr.Tabs | None = None
         self._pending: list[Callable[[], None]] | None = []
+        self.renders = RenderCache()
 
     # -- building ---------------------------------------------------------------------------
 
@@ -206,7 +208,7 @@ class Page:
             state = replace(self.blank, tab=tab.id)
             for name, value in values.items():
                 state = state.with_value(name, value)
-            rendered = tab.render(self.ctx, state).values
+            rendered = self.render(tab, state).rendered.values
             return tuple(to_update(parts.outputs[name], rendered[name]) for name in api.outputs)
 
         endpoint.__name__ = f"api_{api_name}"
@@ -215,6 +217,9 @@ class Page:
             inputs_kwargs=inputs,
             outputs=[parts.outputs[name] for name in api.outputs],
             api_name=api_name,
+            # As the page's events: one HTTP round trip, no queue join and event stream (the
+            # views are shared renders of the in-memory snapshot; issue 32's load bench).
+            queue=QUEUED,
         )
 
     def _api_input(self, tab: Tab, name: str) -> Component:
@@ -374,7 +379,8 @@ class Page:
         """Render ``state``'s tab and select it; returns only what the browser does not show yet."""
         tab = self.tabs.get(state.tab) or self.tabs[DEFAULT_TAB]
         state = replace(state, tab=tab.id)
-        rendered = tab.render(self.ctx, state)
+        shared = self.render(tab, state)
+        rendered = shared.rendered
         state = rendered.state or state
         session.state = state
         session.version = self.ctx.version
@@ -389,11 +395,22 @@ class Page:
         values[self.tabbar] = tab.id
         for name, control in parts.controls.items():
             values[control] = state.control_value(name)
+        digests: dict[Component, str] = {}
         for name, value in rendered.values.items():
             values[parts.outputs[name]] = value
-        return self._send(session, values)
+            digests[parts.outputs[name]] = shared.digests[name]
+        return self._send(session, values, digests)
 
-    def _send(self, session: Session, values: Mapping[Component, object]) -> dict:
+    def render(self, tab: Tab, state: PageState) -> SharedRender:
+        """``tab``'s render of ``state``: shared by every visitor when the tab allows it."""
+        if not tab.shared_render:
+            rendered = tab.render(self.ctx, state)
+            return SharedRender(rendered, {name: fingerprint(v) for name, v in rendered.values.items()})
+        return self.renders.get((tab.id, self.ctx.version, state), lambda: tab.render(self.ctx, state))
+
+    def _send(
+        self, session: Session, values: Mapping[Component, object], digests: Mapping[Component, str] = {}
+    ) -> dict:
         """The gradio updates for ``values`` the browser does not already show.
 
         Always at least the session (kept on the server, never sent): gradio reads an empty
@@ -410,7 +427,7 @@ class Page:
                     updates[component] = gr.Tabs(selected=value)
                     session.shown[component._id] = digest
                 continue
-            digest = fingerprint(value)
+            digest = digests.get(component) or fingerprint(value)
             if session.browser and session.shown.get(component._id) == digest:
                 continue
             session.shown[component._id] = digest

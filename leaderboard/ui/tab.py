@@ -64,6 +64,9 @@ class Tab(ABC):
     live: ClassVar[bool] = False
     #: Endpoints for ``gradio_client`` (name → fields taken, outputs returned).
     apis: ClassVar[Mapping[str, Api]] = {}
+    #: ``render`` depends only on the results version and the state: rendered once per pair and
+    #: shared by every visitor (:mod:`leaderboard.ui.render_cache`).
+    shared_render: ClassVar[bool] = False
 
     @abstractmethod
     def build(self, page: Page) -> TabParts:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import html
 import math
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
+import numpy as np
 import pandas as pd
 
 from eval_queue.vocabulary import RunRef, short_revision
@@ -151,9 +153,30 @@ def _revisions(values: Iterable[object]) -> list[str]:
     return [short_revision(str(value)) for value in values]
 
 
+#: Frames with their run index (``id`` → (weak reference, run → row positions)): the large
+#: frames of a snapshot (its runs, scores and ranking rows) are looked up in many times.
+_RUN_INDEX: dict[int, tuple[weakref.ref, dict[tuple, np.ndarray]]] = {}
+#: Below this many rows a frame is searched directly (an index would cost more than it saves).
+_INDEXED_ROWS = 5000
+
+
+def _run_positions(frame: pd.DataFrame) -> dict[tuple, np.ndarray]:
+    entry = _RUN_INDEX.get(id(frame))
+    if entry is not None and entry[0]() is frame:
+        return entry[1]
+    index = frame.groupby(list(RunRef.COLUMNS), sort=False).indices
+    key = id(frame)
+    _RUN_INDEX[key] = (weakref.ref(frame, lambda _: _RUN_INDEX.pop(key, None)), index)
+    return index
+
+
 def _of_run(frame: pd.DataFrame, run: RunRef, num_fewshot: int | None = None) -> pd.DataFrame:
     """The rows of ``frame`` (runs, scores or ranking rows) of one run reference, and of one
     setting when ``num_fewshot`` is given: the one run lookup of this package."""
+    if len(frame) >= _INDEXED_ROWS:
+        positions = _run_positions(frame).get((run.model, run.revision, run.precision))
+        found = frame.iloc[positions if positions is not None else []]
+        return found if num_fewshot is None else found[found["num_fewshot"] == num_fewshot]
     mask = (frame["model"] == run.model) & (frame["revision"] == run.revision)
     mask &= frame["precision"] == run.precision
     if num_fewshot is not None:

@@ -19,12 +19,12 @@ import logging
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from leaderboard.core.schema import ModelInfo
 from leaderboard.tracks.evalita.app.records import RunRecord
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
-from leaderboard.tracks.evalita.schema import EvalitaRunInfo, PromptScore, ResultsFile, TaskResult
+from leaderboard.tracks.evalita.schema import EvalitaRunInfo, ResultsFile, TaskResult
 
 logger = logging.getLogger(__name__)
 
@@ -37,14 +37,17 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     """``{results path: (store version, record)}`` of the table's Evalita rows; an unusable row is
     logged and left out (its file is then read from the store)."""
     mine = table.filter(pc.equal(table.column("track"), TRACK))
-    columns = {name: mine.column(name).to_pylist() for name in _COLUMNS}
+    # The intervals' JSON (tens of KB a row) is read row by row, not as one list of strings: at
+    # 20,000 rows that list alone would hold hundreds of MB while the records are built.
+    columns = {name: mine.column(name).to_pylist() for name in _COLUMNS if name != "record_json"}
+    record_json = mine.column("record_json")
     prompts = mine.column("prompt_scores").combine_chunks()
     offsets = prompts.offsets.to_pylist()
     fields = [prompts.values.field(name).to_pylist() for name in _PROMPT_FIELDS]
     flat = list(zip(*fields, strict=True))
     records = {}
     for i, path in enumerate(columns["results_path"]):
-        blocks = columns["record_json"][i]
+        blocks = record_json[i].as_py()
         if blocks is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
@@ -60,9 +63,16 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     return records
 
 
+#: The ``tasks`` block validated in one call (a run's fifty-odd prompt scores one by one cost
+#: ten times as much: the cold start of 20,000 runs is mostly this).
+_TASKS = TypeAdapter(dict[str, TaskResult])
+
+
 def _tasks(rows: list[tuple[str, str, float | None, float | None, int | None]]) -> dict[str, TaskResult]:
     """The ``tasks`` block the row's prompt scores came from (each a suite task with its metric)."""
-    prompts: dict[str, dict[str, PromptScore]] = {}
+    prompts: dict[str, dict[str, dict[str, object]]] = {}
     for task_id, prompt_id, score, stderr, n in rows:
-        prompts.setdefault(task_id, {})[prompt_id] = PromptScore(score=score, stderr=stderr, n=n)
-    return {task_id: TaskResult(metric=TASKS[task_id].metric, prompts=p) for task_id, p in prompts.items()}
+        prompts.setdefault(task_id, {})[prompt_id] = {"score": score, "stderr": stderr, "n": n}
+    return _TASKS.validate_python(
+        {task_id: {"metric": TASKS[task_id].metric, "prompts": p} for task_id, p in prompts.items()}
+    )

@@ -59,6 +59,10 @@ def _safe(text: object) -> str:
     return html.escape(str(text))
 
 
+#: Above this many points the size plot is drawn with WebGL (``scattergl``).
+WEBGL_POINTS = 1000
+
+
 def cps_vs_params(ranking: pd.DataFrame, avg_column: str = views.AVG) -> go.Figure | None:
     """Average CPS against parameter count (log x), one point per ranked row."""
     if ranking.empty or avg_column not in ranking.columns:
@@ -68,16 +72,21 @@ def cps_vs_params(ranking: pd.DataFrame, avg_column: str = views.AVG) -> go.Figu
     if data.empty:
         return None
     fig = go.Figure()
+    # Thousands of SVG points make the browser crawl: WebGL draws them at once, smaller and
+    # fainter so that dense regions read as density (the legend still splits by type).
+    many = len(data) > WEBGL_POINTS
+    trace = go.Scattergl if many else go.Scatter
+    marker = {"size": 5, "opacity": 0.5} if many else {"size": 10, "opacity": 0.8}
     for model_type, group in data.groupby(views.TYPE, sort=True):
         fig.add_trace(
-            go.Scatter(
+            trace(
                 x=group[views.PARAMS],
                 y=group[avg_column],
                 mode="markers",
                 name=_safe(model_type),
                 text=[_safe(m) for m in group[views.MODEL]],
                 hovertemplate="%{text}<br>%{x:.2f} B params<br>avg CPS %{y:.2f}<extra></extra>",
-                marker={"size": 10, "opacity": 0.8},
+                marker=marker,
             )
         )
     fig.update_layout(
@@ -125,17 +134,20 @@ def prompt_sensitivity(spread: pd.DataFrame) -> go.Figure | None:
         return None
     every_point = spread["Model"].nunique() <= MAX_SENSITIVITY_POINTS_MODELS
     fig = go.Figure()
-    fig.add_trace(
-        go.Box(
-            x=spread["Task"],
-            y=spread["Spread"],
-            boxpoints="all" if every_point else "outliers",
-            jitter=0.4,
-            text=[_safe(m) for m in spread["Model"]],
-            hovertemplate="%{text}<br>%{x}: %{y:.2f}<extra></extra>",
-            name="models",
+    if every_point:
+        fig.add_trace(
+            go.Box(
+                x=spread["Task"],
+                y=spread["Spread"],
+                boxpoints="all",
+                jitter=0.4,
+                text=[_safe(m) for m in spread["Model"]],
+                hovertemplate="%{text}<br>%{x}: %{y:.2f}<extra></extra>",
+                name="models",
+            )
         )
-    )
+    else:
+        _summary_boxes(fig, spread)
     fig.update_layout(
         title="Prompt sensitivity: MaxP − AvgP per task (lower is more robust)",
         yaxis_title="MaxP − AvgP (points)",
@@ -144,6 +156,38 @@ def prompt_sensitivity(spread: pd.DataFrame) -> go.Figure | None:
     )
     fig.update_xaxes(categoryorder="array", categoryarray=list(TASK_ORDER))
     return fig
+
+
+def _summary_boxes(fig: go.Figure, spread: pd.DataFrame) -> None:
+    """Many models: each task's box from its quartiles (computed here, as plotly would: linear
+    interpolation, whiskers to the furthest point within 1.5 IQR) and only the points beyond
+    them drawn, so the page receives ten boxes and their outliers, not every model's point."""
+    boxes: dict[str, list] = {key: [] for key in ("x", "q1", "median", "q3", "lowerfence", "upperfence")}
+    outliers = []
+    for task, group in spread.groupby("Task", sort=False):
+        values = group["Spread"].astype(float)
+        q1, median, q3 = values.quantile([0.25, 0.5, 0.75]).tolist()
+        reach = 1.5 * (q3 - q1)
+        inside = values[(values >= q1 - reach) & (values <= q3 + reach)]
+        for key, value in zip(
+            boxes, (task, q1, median, q3, float(inside.min()), float(inside.max())), strict=True
+        ):
+            boxes[key].append(value)
+        outliers.append(group[(values < q1 - reach) | (values > q3 + reach)])
+    fig.add_trace(go.Box(**boxes, name="models", hoverinfo="y"))
+    far = pd.concat(outliers) if outliers else spread.iloc[:0]
+    if not far.empty:
+        fig.add_trace(
+            go.Scatter(
+                x=far["Task"],
+                y=far["Spread"],
+                mode="markers",
+                marker={"size": 4, "opacity": 0.6},
+                text=[_safe(m) for m in far["Model"]],
+                hovertemplate="%{text}<br>%{x}: %{y:.2f}<extra></extra>",
+                name="outliers",
+            )
+        )
 
 
 def heatmap(models_by_prompts: pd.DataFrame, prompt_ids: list[str], title: str) -> go.Figure | None:

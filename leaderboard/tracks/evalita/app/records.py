@@ -216,6 +216,11 @@ class LoadedResults:
         """run → its ``uncertainty`` block (``None``: no per-item data, no interval), read-only."""
         return MappingProxyType({record.key: record.uncertainty for record in self.records})
 
+    @cached_property
+    def by_key(self) -> Mapping[RunKey, RunRecord]:
+        """run → its kept record (one dict for the whole snapshot: a page looks runs up by key)."""
+        return MappingProxyType({record.key: record for record in self.records})
+
     @property
     def metric_set(self) -> MetricSet:
         """The metric set every score here is in (that of the records; lm-eval for an empty store)."""
@@ -379,7 +384,8 @@ def _prompt_scores(rows: Iterable[_ScoreRow]) -> PromptScores:
 
 def run_info(loaded: LoadedResults, key: RunKey) -> EvalitaRunInfo | None:
     """The ``run`` block of the results file kept for ``key`` (what the run actually used), if any."""
-    return next((record.run for record in loaded.records if record.key == key), None)
+    record = loaded.by_key.get(key)
+    return None if record is None else record.run
 
 
 def read_details(storage: Storage, folder: str, task_id: str, prompt_id: str) -> list[DetailRecord]:

@@ -46,6 +46,7 @@ def compare_state(state: PageState, a: str, b: str) -> PageState:
 class CompareTab(Tab):
     id = "compare"
     label = "A vs B"
+    shared_render = True
     url_fields: ClassVar[Mapping[str, UrlField]] = MappingProxyType(
         {**URL_FIELDS, A_FIELD: UrlField("", None), B_FIELD: UrlField("", None)}
     )
@@ -95,7 +96,7 @@ class CompareTab(Tab):
         num_fewshot = link.shots.num_fewshot
         assert num_fewshot is not None
         (a, b), notices = _pair(board, state, num_fewshot)
-        choices = tuple(views.run_choices(board))
+        choices = views.shown_choices(board, [ref.key for ref in (a, b) if ref is not None])
         values: dict[str, object] = {
             A_FIELD: Choices(choices, a.key if a else None),
             B_FIELD: Choices(choices, b.key if b else None),

@@ -37,6 +37,7 @@ class ModelTab(Tab):
     label = "Model"
     #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
     url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "model": Api(
@@ -138,7 +139,7 @@ class ModelTab(Tab):
         link = EvalitaLink.of(state)
         board = views.current_board(ctx, link.metrics)
         run, notices = self._run_of(board, state)
-        choices = Choices(tuple(views.run_choices(board)), run.key if run else None)
+        choices = Choices(views.shown_choices(board, [run.key] if run else []), run.key if run else None)
         prompt_ids = TASKS[link.answers_task].prompt_ids
         values: dict[str, object] = {
             "model": choices,

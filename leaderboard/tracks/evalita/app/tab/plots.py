@@ -26,6 +26,7 @@ class PlotsTab(Tab):
     label = "Plots"
     #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
     url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "plots": Api(
@@ -104,7 +105,7 @@ class PlotsTab(Tab):
         )
         return Rendered(
             values={
-                "models": Choices(tuple(views.run_choices(board)), keys),
+                "models": Choices(views.shown_choices(board, keys), keys),
                 "caption": caption,
                 "scatter": scatter,
                 "radar": radar,

@@ -196,6 +196,7 @@ class RankingTab(Tab):
     label = "Ranking"
     #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
     url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType({"ranking": RANKING_API})
 
     def __init__(self) -> None:

@@ -29,6 +29,7 @@ class TaskTab(Tab):
     label = "Tasks"
     #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
     url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
+    shared_render = True
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType(
         {
             "task": Api(

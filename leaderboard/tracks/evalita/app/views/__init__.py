@@ -55,6 +55,7 @@ from leaderboard.tracks.evalita.app.views.ranking import (
     run_of_key,
     sensitivity_data,
     setting_rows,
+    shown_choices,
     top_runs,
 )
 from leaderboard.tracks.evalita.app.views.task import (
@@ -164,6 +165,7 @@ __all__ = [
     "score_with_stderr",
     "sensitivity_data",
     "setting_rows",
+    "shown_choices",
     "slot_label",
     "submitted_markdown",
     "task_info_markdown",

@@ -110,6 +110,10 @@ class Board:
                 self._choices = _run_choices(self.runs)
             return self._choices
 
+    def choice_keys(self) -> frozenset[str]:
+        """The keys of :meth:`choices`, as a set (a link's run is checked against it)."""
+        return self.memo(("choice keys",), lambda: frozenset(key for _, key in self.choices()))
+
     def memo(self, key: tuple, compute: Callable[[], T]) -> T:
         """``compute()`` once per snapshot and ``key`` (a view of this snapshot: it never changes).
 

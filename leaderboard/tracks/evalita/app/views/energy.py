@@ -34,16 +34,18 @@ class EnergyPoints:
 def energy_points(board: Board, ranking: pd.DataFrame, num_fewshot: int) -> EnergyPoints:
     """The ranking's rows whose energy was measured, restricted to the most common GPU model."""
     rows = []
-    for _, row in ranking.iterrows():
-        ref = RunRef.parse(str(row.get(KEY_COLUMN, "")))
-        avg = row.get(AVG)
+    # Column by column (a ranking may hold 10,000 rows: no per-row pandas access).
+    keys = ranking[KEY_COLUMN].tolist() if KEY_COLUMN in ranking.columns else [""] * len(ranking)
+    averages = ranking[AVG].tolist() if AVG in ranking.columns else [None] * len(ranking)
+    for key, avg, model in zip(keys, averages, ranking[MODEL].tolist(), strict=True):
+        ref = RunRef.parse(str(key))
         if ref is None or avg is None or pd.isna(avg):
             continue
         info = run_info(board.loaded, (ref.model, ref.revision, ref.precision, num_fewshot))
         cost = info.cost if info is not None else None
         per_items = cost.wh_per_thousand_items if cost is not None else None
         gpu = cost.energy.gpu_model if cost is not None and cost.energy is not None else None
-        rows.append((row[MODEL], float(avg), per_items, gpu))
+        rows.append((model, float(avg), per_items, gpu))
     measured = [r for r in rows if r[2] is not None and r[3]]
     if not measured:
         return EnergyPoints(pd.DataFrame(columns=[MODEL, AVG, WH_PER_1000]), None, len(rows))

@@ -354,12 +354,32 @@ def run_choices(board: Board) -> list[tuple[str, str]]:
     return board.choices()
 
 
+#: The most runs a run dropdown lists: beyond it, the best ranked ones of each setting and the
+#: runs chosen (a list of 10,000 runs is a megabyte per dropdown and no use to scroll; any run
+#: is opened from the ranking's search or by its link).
+MAX_CHOICES = 500
+
+
+def shown_choices(board: Board, keep: Iterable[str] = ()) -> tuple[tuple[str, str], ...]:
+    """:func:`run_choices`, or on a board of more than :data:`MAX_CHOICES` runs the best ranked
+    ones of each setting plus ``keep`` (the runs chosen), in the same order."""
+    choices = board.choices()
+    if len(choices) <= MAX_CHOICES:
+        return tuple(choices)
+    top = board.memo(
+        ("top choices",),
+        lambda: frozenset(key for k in (0, 5) for key in top_runs(board, MAX_CHOICES // 2, k)),
+    )
+    wanted = top | {key for key in keep if isinstance(key, str)}
+    return tuple(choice for choice in choices if choice[1] in wanted)
+
+
 def run_of_key(board: Board, key: object) -> RunRef | None:
     """The evaluated run a key names (a link, a dropdown, a clicked row's hidden key), else ``None``."""
     if not isinstance(key, str):
         return None
     ref = RunRef.parse(key)
-    if ref is None or key not in {k for _, k in board.choices()}:
+    if ref is None or key not in board.choice_keys():
         return None
     return ref
 
