@@ -107,7 +107,7 @@ def test_a_board_of_more_runs_than_a_dropdown_lists_offers_the_best_and_the_chos
 ) -> None:
     from eval_queue.storage import LocalStorage
     from leaderboard.tracks.evalita.app import views
-    from leaderboard.tracks.evalita.app.results import load_results
+    from leaderboard.tracks.evalita.app.records import load_results
     from leaderboard.tracks.evalita.app.views import ranking
     from tests.support.synthetic.results import write_synthetic_results
 
