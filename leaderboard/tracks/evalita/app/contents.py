@@ -63,6 +63,11 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     return records
 
 
+#: The columns :func:`records_of_table` reads (the cold start reads no other: see
+#: :func:`leaderboard.store_contents.seed_from_contents`).
+records_of_table.columns = ("track", *_COLUMNS, "prompt_scores")  # type: ignore[attr-defined]
+
+
 #: The ``tasks`` block validated in one call (a run's fifty-odd prompt scores one by one cost
 #: ten times as much: the cold start of 20,000 runs is mostly this).
 _TASKS = TypeAdapter(dict[str, TaskResult])
