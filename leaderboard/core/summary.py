@@ -100,6 +100,11 @@ class KeptDraws(BaseModel):
     def values(self) -> NDArray[np.float64]:
         return decode_draws(self.float32)
 
+    def float32_values(self) -> NDArray[np.float32]:
+        """The values as stored (read-only float32): half the memory of :meth:`values`, the same
+        numbers (every float32 is exactly a float64), for a matrix of many runs' draws."""
+        return _float32_draws(self.float32)
+
 
 class UncertaintySummary(BaseModel):
     """The ``uncertainty`` block of a results file (module docstring)."""
