@@ -11,7 +11,7 @@ reads.  :func:`parse_results` reads any track's results file as its results type
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -136,10 +136,11 @@ def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
     return Rebuilt(table_of(rows, schema), tuple(problems), tuple(unsupported))
 
 
-def read_contents(storage: Storage) -> pa.Table | None:
-    """The store's contents table, None when it has none; :class:`ContentsError` if it is unusable."""
+def read_contents(storage: Storage, columns: Iterable[str] | None = None) -> pa.Table | None:
+    """The store's contents table (only ``columns`` if given), None when it has none;
+    :class:`ContentsError` if it is unusable."""
     try:
         data = storage.read(CONTENTS_PATH, max_bytes=CONTENTS_MAX_BYTES)
     except NotFoundError:
         return None
-    return read_table(data)
+    return read_table(data, columns=columns)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections import Counter
 from pathlib import Path
@@ -13,13 +14,14 @@ from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Storage, Stores
 from leaderboard.core.contents import CONTENTS_PATH
-from leaderboard.core.contents_io import rebuild
+from leaderboard.core.contents_io import read_contents, rebuild
+from leaderboard.tracks.evalita.app.contents import records_of_table
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
 from leaderboard.tracks.evalita.app.views.ranking import ranking_view
 from leaderboard.tracks.evalita.metric_sets import MetricSet
 from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
-from leaderboard.ui.context import AppContext
+from leaderboard.ui.context import AppContext, collector_paused
 from tests.contents.store import BROKEN_FILE, evalita_file, write_every_track
 
 EVERY_COLUMN = RankingFilters(columns=tuple(Aggregate), show_noncomparable=True)
@@ -88,6 +90,48 @@ def test_the_cold_start_reads_the_table_not_the_evalita_files_and_ranks_as_from_
     # The unreadable file is not in the table: it is read, and reported, as before.
     assert contents_reads[BROKEN_FILE] == 1
     assert [p.path for p in from_contents.loaded.problems] == [BROKEN_FILE]
+
+
+def test_the_cold_start_reads_only_the_columns_its_row_reader_names(tmp_path: Path) -> None:
+    store = write_every_track(tmp_path)
+    store.write(CONTENTS_PATH, rebuild(store).data)
+    full = read_contents(store)
+    assert full is not None
+
+    table = read_contents(store, records_of_table.columns)
+    assert table is not None
+    # The reader's columns (and the path), in the file's order: not the rest of the table.
+    assert set(table.column_names) == {"results_path", *records_of_table.columns}
+    assert len(table.column_names) < len(full.column_names) / 4
+    assert table.num_rows == full.num_rows
+    assert records_of_table(table).keys() == records_of_table(full).keys()
+
+
+def test_a_store_read_runs_with_the_garbage_collector_paused_and_restores_it(tmp_path: Path) -> None:
+    store = write_every_track(tmp_path)
+    store.write(CONTENTS_PATH, rebuild(store).data)
+    results = CountingStorage(LocalStorage(tmp_path / "results"))
+    seen: list[bool] = []
+    reading = results.read
+
+    def read(path: str, *, max_bytes: int | None = None) -> bytes:
+        seen.append(gc.isenabled())
+        return reading(path, max_bytes=max_bytes)
+
+    results.read = read  # type: ignore[method-assign]
+    stores = Stores(LocalStorage(tmp_path / "requests"), results, LocalStorage(tmp_path / "details"))  # type: ignore[arg-type]
+    ctx = AppContext(Settings(data_dir=tmp_path), stores, RequestQueue(stores.requests))
+    assert gc.isenabled()
+    ctx.snapshot("evalita")
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a caller's own pause is left as it was
+    finally:
+        gc.enable()
 
 
 def test_files_newer_than_the_table_are_read_from_json(tmp_path: Path) -> None:

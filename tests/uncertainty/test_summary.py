@@ -12,7 +12,7 @@ from backend.tracks.evalita.run import per_item_outputs
 from eval_queue.errors import MalformedFileError
 from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
 from leaderboard.core.schema import ModelInfo
-from leaderboard.core.summary import UncertaintySummary, decode_draws, encode_draws
+from leaderboard.core.summary import KeptDraws, UncertaintySummary, decode_draws, encode_draws
 from leaderboard.core.uncertainty import DEFAULT_CONFIG
 from leaderboard.tracks.evalita.cps_intervals import (
     METHOD_VERSION,
@@ -123,6 +123,13 @@ def test_a_broken_block_makes_the_file_malformed_never_a_made_up_interval(run, c
 def test_draws_survive_their_encoding_as_float32():
     values = np.linspace(0.1, 0.9, 1000)
     assert np.array_equal(decode_draws(encode_draws(values)), values.astype(np.float32).astype(np.float64))
+
+
+def test_the_draws_as_stored_are_float32_and_the_same_numbers_as_their_float64_values():
+    kept = KeptDraws(key="k", float32=encode_draws(np.linspace(0.1, 0.9, 1000)))
+    stored = kept.float32_values()
+    assert stored.dtype == np.float32
+    assert np.array_equal(stored.astype(np.float64), kept.values())
 
 
 def test_intervals_are_refused_when_the_items_do_not_reproduce_the_published_scores(run):

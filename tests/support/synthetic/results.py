@@ -258,7 +258,8 @@ def cached_synthetic_store(
     import shutil
 
     from eval_queue.storage.local import LocalStorage
-    from leaderboard.core.contents import CONTENTS_PATH, rebuild, to_parquet
+    from leaderboard.core.contents import CONTENTS_PATH, to_parquet
+    from leaderboard.core.contents_io import rebuild
 
     if distinct is not None and distinct >= n_models:
         distinct = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,6 +47,7 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     fields = [prompts.values.field(name).to_pylist() for name in _PROMPT_FIELDS]
     flat = list(zip(*fields, strict=True))
     records = {}
+    names: dict[str, str] = {}
     for i, path in enumerate(columns["results_path"]):
         blocks = record_json[i].as_py()
         if blocks is None:
@@ -55,12 +57,31 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
             model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
             run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
             tasks = _tasks(flat[offsets[i] : offsets[i + 1]])
-            results = ResultsFile(model=model, run=run, tasks=tasks, **json.loads(blocks))
+            results = ResultsFile(
+                model=model, run=run, tasks=tasks, **_shared_names(json.loads(blocks), names)
+            )
         except (ValidationError, TypeError, ValueError) as exc:
             logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
             continue
         records[path] = (columns["results_version"][i], RunRecord.of(path, results))
     return records
+
+
+def _shared_names(blocks: Any, names: dict[str, str]) -> Any:
+    """``blocks`` with every ``intervals`` mapping's figure names taken from ``names`` (one string
+    per name for all runs, not fifty-odd new ones a run: at 20,000 runs about 80 MB)."""
+    if isinstance(blocks, dict):
+        for key, value in blocks.items():
+            if key == "intervals" and isinstance(value, dict):
+                blocks[key] = {names.setdefault(name, name): pair for name, pair in value.items()}
+            else:
+                _shared_names(value, names)
+    return blocks
+
+
+#: The columns :func:`records_of_table` reads (the cold start reads no other: see
+#: :func:`leaderboard.store_contents.seed_from_contents`).
+records_of_table.columns = ("track", *_COLUMNS, "prompt_scores")  # type: ignore[attr-defined]
 
 
 #: The ``tasks`` block validated in one call (a run's fifty-odd prompt scores one by one cost

@@ -197,7 +197,8 @@ def setting_tiers(
         return [None] * len(keys)
     common, _ = Counter(kept.key for kept, _ in draws.values()).most_common(1)[0]
     entries = [
-        TierEntry(str(i), score, draws[key][0].values(), common, draws[key][1].values())
+        # float32, as kept: assign_tiers then stacks one float32 matrix (half the memory).
+        TierEntry(str(i), score, draws[key][0].float32_values(), common, draws[key][1].float32_values())
         if key in draws and draws[key][0].key == common
         else TierEntry(str(i), None)
         for i, (key, score) in enumerate(zip(keys, scores, strict=True))
