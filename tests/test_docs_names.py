@@ -294,11 +294,16 @@ def _module_basenames() -> frozenset[str]:
     return frozenset(p.rsplit("/", 1)[1][:-3] for p in _repo_files() if p.endswith(".py"))
 
 
+def _ignored_top_level() -> set[str]:
+    """The top-level folders ``.gitignore`` keeps out of the project (``/artifacts/``): what a run
+    leaves there (bench stores, caches) is not the project, and a clean clone has none of it."""
+    lines = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    return {line.strip().strip("/") for line in lines if re.fullmatch(r"/[^/*]+/?", line.strip())}
+
+
 def _top_level() -> set[str]:
-    return {p.name for p in ROOT.iterdir() if not p.name.startswith(".") or p.name == ".ci"} - {
-        ".venv",
-        "shared",
-    }
+    present = {p.name for p in ROOT.iterdir() if not p.name.startswith(".") or p.name == ".ci"}
+    return present - {".venv", "shared"} - _ignored_top_level()
 
 
 def classify(name: str) -> str | None:
