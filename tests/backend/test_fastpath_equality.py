@@ -106,11 +106,15 @@ def test_fast_path_predicts_what_the_reference_predicts_on_every_task(
 
 
 @pytest.fixture(scope="module")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The embedded SmolLM2-135M-Instruct, converted into a temp hub cache; its snapshot folder."""
+def smollm2() -> str:
+    """The embedded SmolLM2-135M-Instruct in the HF cache (a no-op after ``scripts/setup.sh``); its snapshot folder.
+
+    Not converted again into a temp cache: the conversion (about a minute of CPU) is tested by
+    ``test_embedded.py``, and the same GGUF gives the same snapshot, file for file.
+    """
     from backend.embedded import install_embedded
 
-    return str(install_embedded(tmp_path_factory.mktemp("smollm2-hub")).snapshot)
+    return str(install_embedded().snapshot)
 
 
 SMOLLM2_TASKS = (
