@@ -25,6 +25,7 @@ The tokenizer that keeps accented letters is the ``as-specified`` metric set's
 from __future__ import annotations
 
 import hashlib
+import os
 import logging
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def install_offline_rouge(modules_cache: Path | None = None) -> Path:
         (package / "__init__.py").touch(exist_ok=True)
     target = target_dir / "rouge.py"
     if not target.is_file() or target.read_bytes() != source:
-        tmp = target.with_suffix(".tmp")
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")  # one per process: xdist workers install at once
         tmp.write_bytes(source)
         tmp.replace(target)
         log.info("installed offline ROUGE metric at %s", target)
