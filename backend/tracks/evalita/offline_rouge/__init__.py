@@ -25,8 +25,8 @@ The tokenizer that keeps accented letters is the ``as-specified`` metric set's
 from __future__ import annotations
 
 import hashlib
-import os
 import logging
+import os
 from pathlib import Path
 
 log = logging.getLogger(__name__)
