@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
 export GRADIO_ANALYTICS_ENABLED=False HF_HUB_DISABLE_TELEMETRY=1
+# One torch/BLAS thread per worker: two workers on two cores, not four threads fighting for them.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder "$@"
