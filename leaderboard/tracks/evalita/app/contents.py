@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import TypeAdapter, ValidationError
@@ -161,17 +162,19 @@ class TableScores(RunScores):
 def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     """``{results path: (store version, record)}`` of the table's Evalita rows; an unusable row is
     logged and left out (its file is then read from the store)."""
-    mine = table.filter(pc.equal(table.column("track"), TRACK))
-    columns = {name: mine.column(name).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
-    prompts = _PromptColumn(mine.column("prompt_scores").combine_chunks())
+    # The Evalita rows by index (no filtered copy of the table: its record_json is most of a GB).
+    evalita = pc.fill_null(pc.equal(table.column("track"), TRACK), False)
+    mine = pa.array(np.flatnonzero(evalita.to_numpy(zero_copy_only=False)))
+    columns = {name: table.column(name).take(mine).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
+    prompts = _PromptColumn(table.column("prompt_scores").take(mine).combine_chunks())
     # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
     # 20,000 rows that list alone would hold about a GB while the records are built.
-    record_json = mine.column("record_json")
+    record_json, rows = table.column("record_json"), mine.to_pylist()
     scores = prompts.all_scores()
     shared = Interner()
     records = {}
     for i, path in enumerate(columns["results_path"]):
-        text = record_json[i].as_py()
+        text = record_json[rows[i]].as_py()
         if text is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
