@@ -17,7 +17,7 @@ from leaderboard.core.contents import CONTENTS_PATH
 from leaderboard.core.contents_io import rebuild
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.tracks.evalita.app import tables
-from leaderboard.tracks.evalita.app.compact import DrawsRow, Interner, IntervalRow, compact_summary
+from leaderboard.tracks.evalita.app.compact import DrawsRow, IntervalRow, compact_summary
 from leaderboard.tracks.evalita.app.contents import TableScores
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
@@ -135,7 +135,7 @@ def test_a_compact_block_is_the_block_and_differs_where_it_does(store: tuple[Pat
     path = next(p for p in sorted(results.list("")) if p.endswith("0shot.json") and "solo-1" in p)
     raw = json.loads(results.read(path))["uncertainty"]
     parsed = UncertaintySummary.model_validate(raw)
-    compact = compact_summary(json.loads(json.dumps(raw)), Interner())
+    compact = compact_summary(json.loads(json.dumps(raw)))
     assert compact == parsed
     figure = cps_figure("wic")
     assert compact.draws[figure].float32 == parsed.draws[figure].float32
@@ -152,11 +152,11 @@ def test_a_compact_block_is_the_block_and_differs_where_it_does(store: tuple[Pat
         )
         .float32
     )
-    assert compact_summary(moved, Interner()) != parsed
+    assert compact_summary(moved) != parsed
     shifted = json.loads(json.dumps(raw))
     low, high = shifted["intervals"][figure]
     shifted["intervals"][figure] = [low, high + 0.01]
-    assert compact_summary(shifted, Interner()) != parsed
+    assert compact_summary(shifted) != parsed
 
 
 @pytest.mark.parametrize(
@@ -178,4 +178,4 @@ def test_a_block_the_model_would_refuse_is_refused(
     raw = json.loads(results.read(path))["uncertainty"]
     change(raw)  # type: ignore[operator]
     with pytest.raises(ValueError, match=reason):
-        compact_summary(raw, Interner())
+        compact_summary(raw)

@@ -25,18 +25,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 from pydantic import TypeAdapter, ValidationError
 
 from leaderboard.core.schema import ModelInfo
 from leaderboard.core.summary import UncertaintySummary
-from leaderboard.tracks.evalita.app.compact import Interner, compact_summary
+from leaderboard.tracks.evalita.app.compact import BlockBatch
 from leaderboard.tracks.evalita.app.records import (
     ParsedScores,
     PromptScores,
@@ -82,30 +82,44 @@ class _PromptColumn:
     def __init__(self, prompts: pa.ListArray) -> None:
         self.offsets: list[int] = prompts.offsets.to_pylist()
         values = prompts.values
-        self._ids = [_shared_strings(values.field(name)) for name in ("task", "prompt")]
+        (self._task_codes, tasks), (_, prompt_ids) = (
+            _shared_strings(values.field(n)) for n in ("task", "prompt")
+        )
+        self._ids = (tasks, prompt_ids)
         self._numbers = [values.field(name) for name in ("score", "stderr", "n")]
-
-    def ids(self, start: int, end: int) -> tuple[list[str], list[str]]:
-        return self._ids[0][start:end], self._ids[1][start:end]
 
     def rows(self, i: int) -> list[_PromptRow]:
         """Row ``i``'s prompt scores (task, prompt, score, stderr, n), in the file's order."""
         start, end = self.offsets[i], self.offsets[i + 1]
-        tasks, prompts = self.ids(start, end)
         numbers = [array.slice(start, end - start).to_pylist() for array in self._numbers]
-        return list(zip(tasks, prompts, *numbers, strict=True))
+        return list(zip(self._ids[0][start:end], self._ids[1][start:end], *numbers, strict=True))
 
-    def all_scores(self) -> list[float | None]:
-        """Every row's scores, back to back (sliced by :attr:`offsets`)."""
-        return self._numbers[0].to_pylist()
+    def mappings(self) -> list[PromptScores]:
+        """Each row's task → prompt → score, read-only (what the parser's record holds)."""
+        tasks, prompt_ids = self._ids
+        scores = self._numbers[0].to_pylist()
+        offsets = np.asarray(self.offsets)
+        # A run's prompts come task by task: one dict per stretch of one task within one row.
+        starts = np.zeros(len(tasks), dtype=bool)
+        starts[1:] = self._task_codes[1:] != self._task_codes[:-1]
+        starts[offsets[:-1][offsets[:-1] < len(tasks)]] = True
+        bounds = [*np.flatnonzero(starts).tolist(), len(tasks)]
+        owners = (np.searchsorted(offsets, bounds[:-1], side="right") - 1).tolist()
+        by_row: list[dict[str, PromptScores]] = [{} for _ in range(len(offsets) - 1)]
+        for owner, start, end in zip(owners, bounds[:-1], bounds[1:], strict=True):
+            by_row[owner][tasks[start]] = MappingProxyType(
+                dict(zip(prompt_ids[start:end], scores[start:end], strict=True))
+            )
+        return [MappingProxyType(row) for row in by_row]
 
 
-def _shared_strings(array: pa.Array) -> list[str]:
-    """The strings of ``array`` as Python objects, one object per distinct value (a million
-    prompt ids are a few dozen strings)."""
+def _shared_strings(array: pa.Array) -> tuple[NDArray[np.int32], list[str]]:
+    """The strings of ``array`` as codes and as Python objects, one object per distinct value (a
+    million prompt ids are a few dozen strings)."""
     encoded = pc.dictionary_encode(array)
     names = encoded.dictionary.to_pylist()
-    return [names[i] for i in encoded.indices.to_numpy(zero_copy_only=False)]
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return codes, [names[i] for i in codes]
 
 
 class TableScores(RunScores):
@@ -170,61 +184,59 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
     # 20,000 rows that list alone would hold about a GB while the records are built.
     record_json, rows = table.column("record_json"), mine.to_pylist()
-    scores = prompts.all_scores()
-    shared = Interner()
-    records = {}
+    batch = BlockBatch()
+    parts: dict[int, _RowParts] = {}
     for i, path in enumerate(columns["results_path"]):
         text = record_json[rows[i]].as_py()
         if text is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
         try:
-            record = _record(path, i, columns, prompts, scores, text, shared)
-        except (ValidationError, TypeError, ValueError, KeyError) as exc:
-            logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
+            parts[i] = _row_parts(i, columns, text, batch)
+        except (ValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            _unusable(path, exc)
+    # The intervals and draws of every row at once (checked together), then the scores.
+    summaries = batch.build()
+    scores = prompts.mappings()
+    records = {}
+    for i, (model, run, slot, metric_sets, missing) in parts.items():
+        path = columns["results_path"][i]
+        uncertainty = None if slot is None else summaries[slot]
+        if isinstance(uncertainty, ValueError):
+            _unusable(path, uncertainty)
             continue
+        table_scores = TableScores(path, i, prompts, scores[i], uncertainty, metric_sets, (model, run))
+        # The file's rule, from its run block (as the parser does), not the column a table once wrote.
+        record = RunRecord(model, run, run.comparable, table_scores, DEFAULT_METRIC_SET, missing)
         records[path] = (columns["results_version"][i], record)
     return records
 
 
+def _unusable(path: str, exc: Exception) -> None:
+    logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
+
+
 #: Columns read as Arrow arrays, not as one Python list.
 _ARROW_ONLY = frozenset({"record_json", "prompt_scores"})
+#: What one row gives before the batch is built: its model and run blocks, its uncertainty
+#: block's slot in the batch (None: none), its metric_sets blocks as JSON (None: none), and the
+#: metric sets it has no current block of.
+_RowParts = tuple[ModelInfo, EvalitaRunInfo, int | None, str | None, frozenset[MetricSet]]
 
 
-def _record(
-    path: str,
-    i: int,
-    columns: dict[str, list[Any]],
-    prompts: _PromptColumn,
-    all_scores: list[float | None],
-    text: str,
-    shared: Interner,
-) -> RunRecord:
+def _row_parts(i: int, columns: dict[str, list[Any]], text: str, batch: BlockBatch) -> _RowParts:
     model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
     run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
     blocks = _loads(text)
     if not isinstance(blocks, dict):
         raise TypeError("record_json is not a JSON object")
     block = blocks.get("uncertainty")
-    uncertainty = None if block is None else compact_summary(block, shared)
+    slot = None if block is None else batch.add(block)
     metric_sets = blocks.get("metric_sets") or None
     versions = [(b["name"], b["version"]) for b in metric_sets or ()]
     missing = frozenset(name for name in MetricSet if not has_current_version(versions, name))
-    start, end = prompts.offsets[i], prompts.offsets[i + 1]
-    scores = _prompt_scores(*prompts.ids(start, end), all_scores[start:end])
     kept = None if metric_sets is None else json.dumps(metric_sets, separators=(",", ":"), ensure_ascii=False)
-    table_scores = TableScores(path, i, prompts, scores, uncertainty, kept, (model, run))
-    # The file's rule, from its run block (as the parser does), not the column a table once wrote.
-    return RunRecord(model, run, run.comparable, table_scores, DEFAULT_METRIC_SET, missing)
-
-
-def _prompt_scores(
-    tasks: Sequence[str], prompts: Sequence[str], scores: Sequence[float | None]
-) -> PromptScores:
-    by_task: dict[str, dict[str, float | None]] = {}
-    for task_id, prompt_id, score in zip(tasks, prompts, scores, strict=True):
-        by_task.setdefault(task_id, {})[prompt_id] = score
-    return MappingProxyType({task_id: MappingProxyType(p) for task_id, p in by_task.items()})
+    return model, run, slot, kept, missing
 
 
 #: The columns :func:`records_of_table` reads (the cold start reads no other: see
