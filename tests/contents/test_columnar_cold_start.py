@@ -179,3 +179,35 @@ def test_a_block_the_model_would_refuse_is_refused(
     change(raw)  # type: ignore[operator]
     with pytest.raises(ValueError, match=reason):
         compact_summary(raw)
+
+
+def test_a_row_whose_block_is_refused_is_read_from_its_file_and_the_others_from_the_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import pyarrow as pa
+
+    from leaderboard.core.contents import to_parquet
+
+    write_user_views_store(tmp_path / "results")
+    results = LocalStorage(tmp_path / "results")
+    table = rebuild(results).table
+    blocks = table.column("record_json").to_pylist()
+    bad = next(i for i, text in enumerate(blocks) if text and '"draws"' in text)
+    parsed = json.loads(blocks[bad])
+    parsed["uncertainty"]["draws"][MEAN_CPS_FIGURE]["float32"] = "AADAfw=="  # one NaN
+    blocks[bad] = json.dumps(parsed)
+    at = table.column_names.index("record_json")
+    table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
+    results.write(CONTENTS_PATH, to_parquet(table))
+    bad_path = table.column("results_path")[bad].as_py()
+
+    cold, files = _board(tmp_path, use_contents=True), _board(tmp_path, use_contents=False)
+    assert f"{bad_path}: its row of the contents table is unusable" in caplog.text
+    assert "not a finite number" in caplog.text
+    from_files = [
+        path
+        for path, r in zip(cold.runs["results_path"], cold.loaded.records, strict=True)
+        if not isinstance(r.scores, TableScores)
+    ]
+    assert from_files == [bad_path]
+    assert cold.loaded.records == files.loaded.records

@@ -20,9 +20,10 @@ Readers see the block's own mapping API, so no view changes.
 
 from __future__ import annotations
 
+import tempfile
 from binascii import Error as Base64Error
 from binascii import a2b_base64, b2a_base64
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -86,6 +87,14 @@ class DrawsRow(Mapping[str, KeptDraws]):
         column = self._columns[figure]
         return column.matrix[column.row_of[self._slot]]
 
+    def kept(self, figure: str) -> tuple[str, NDArray[np.float32]] | None:
+        """``figure``'s (key, float32 values), a row of its matrix; None when the run kept none."""
+        column = self._columns.get(figure)
+        if column is None:
+            return None
+        row = column.row_of[self._slot]
+        return column.keys[row], column.matrix[row]
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._columns)
 
@@ -96,63 +105,173 @@ class DrawsRow(Mapping[str, KeptDraws]):
         return f"DrawsRow({list(self._columns)!r})"
 
 
-class BlockBatch:
-    """The ``uncertainty`` blocks of many runs, compacted together (module docstring).
+class _Growing:
+    """Rows of one shape written one at a time into a matrix of ``capacity`` rows (``np.empty``:
+    the pages of rows never written are never touched, so they cost no memory)."""
 
-    :meth:`add` each block (parsed JSON; its slot is returned), then :meth:`build` once.
+    def __init__(self, capacity: int, shape: tuple[int, ...], dtype: Any) -> None:
+        self.matrix = np.empty((capacity, *shape), dtype=dtype)
+        self.used = 0
+
+    def put(self, values: NDArray[Any]) -> int:
+        row = self.used
+        self.matrix[row] = values
+        self.used += 1
+        return row
+
+    def rows(self) -> NDArray[Any]:
+        """The rows written (a view: nothing is copied)."""
+        return self.matrix[: self.used]
+
+
+class _Spilled:
+    """Rows written one at a time to an unnamed temporary file, then mapped read-only: the pages
+    are the page cache's until a reader touches them (draws only a rarer view reads)."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        # Closed by rows(), once mapped (the mapping keeps the deleted file alive).
+        self._file = tempfile.TemporaryFile(prefix="evalita-draws-")  # noqa: SIM115
+        self._shape, self._dtype = shape, np.dtype(dtype)
+        self.used = 0
+
+    def put(self, values: NDArray[Any]) -> int:
+        self._file.write(np.ascontiguousarray(values, dtype=self._dtype).tobytes())
+        self.used += 1
+        return self.used - 1
+
+    def rows(self) -> NDArray[Any]:
+        """The rows written, mapped read-only (the mapping keeps the deleted file alive)."""
+        self._file.flush()
+        if not self.used:
+            return np.empty((0, *self._shape), dtype=self._dtype)
+        rows = np.memmap(self._file, dtype=self._dtype, mode="r", shape=(self.used, *self._shape))
+        self._file.close()
+        return rows
+
+
+def kept_draws(summary: UncertaintySummary | None, figure: str) -> tuple[str, NDArray[np.float32]] | None:
+    """A run's kept draws of ``figure`` as (key, float32 values as stored); None when it kept none.
+
+    From a compact block, a row of its matrix (nothing decoded or copied: the ranking's tiers read
+    every run's); from a parsed block, its text decoded."""
+    if summary is None:
+        return None
+    if isinstance(summary.draws, DrawsRow):
+        return summary.draws.kept(figure)
+    kept = summary.draws.get(figure)
+    return None if kept is None else (kept.key, kept.float32_values())
+
+
+class BlockBatch:
+    """The ``uncertainty`` blocks of up to ``capacity`` runs, compacted together (module docstring).
+
+    :meth:`add` each block (parsed JSON; its slot is returned), then :meth:`build` once.  Each
+    block's numbers are written into the batch's matrices as it is added, so no run's text or
+    lists outlive its :meth:`add` (at 20,000 runs they were a GB, left to the allocator).
+    ``spill(figure)``: keep that figure's draws in a memory-mapped temporary file rather than in
+    memory (read from the page cache when a view asks for them).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, capacity: int, spill: Callable[[str], bool] | None = None) -> None:
+        self._capacity = capacity
+        self._spill = spill
         self._headers: list[dict[str, Any]] = []
-        #: figure names → (slots, their [low, high] pairs)
-        self._intervals: dict[tuple[str, ...], tuple[list[int], list[Any]]] = {}
-        #: figure → (slots, keys, base64 texts)
-        self._draws: dict[str, tuple[list[int], list[str], list[str]]] = {}
-        self._figures: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+        self._errors: dict[int, ValueError] = {}
+        #: figure names → their matrix (runs × figures × 2); per slot, (names, row).
+        self._intervals: dict[tuple[str, ...], _Growing] = {}
+        self._interval_row: list[tuple[tuple[str, ...], int]] = []
+        #: (figure, resamples) → its matrix (runs × resamples) and each row's key; per slot, rows.
+        self._draws: dict[tuple[str, int], tuple[_Growing | _Spilled, list[str]]] = {}
+        self._draws_rows: list[tuple[tuple[str, int, int], ...]] = []
         #: One string per distinct draws key (a key is the same for thousands of runs).
         self._shared: dict[str, str] = {}
 
     def add(self, block: dict[str, Any]) -> int:
-        """Take one block; ``TypeError``/``KeyError``/``AttributeError`` if it is not shaped as one."""
+        """Take one block; ``TypeError``/``KeyError``/``AttributeError`` if it is not shaped as one
+        (a block whose numbers are refused is reported by :meth:`build`)."""
         slot = len(self._headers)
+        header = {k: v for k, v in block.items() if k not in _COMPACTED}
         intervals = block.get("intervals") or {}
-        names = tuple(intervals)
-        slots, pairs = self._intervals.setdefault(names, ([], []))
-        slots.append(slot)
-        pairs.append(list(intervals.values()))
         draws = block.get("draws") or {}
-        for figure, kept in draws.items():
-            slots, keys, texts = self._draws.setdefault(figure, ([], [], []))
-            slots.append(slot)
-            keys.append(self._shared.setdefault(str(kept["key"]), str(kept["key"])))
-            texts.append(kept["float32"])
-        self._figures.append((names, tuple(draws)))
-        self._headers.append({k: v for k, v in block.items() if k not in _COMPACTED})
+        try:
+            interval_row = self._add_intervals(intervals)
+            draws_rows = tuple(self._add_draws(figure, kept) for figure, kept in draws.items())
+        except ValueError as exc:
+            self._errors[slot] = exc
+            interval_row, draws_rows = ((), -1), ()
+        self._headers.append(header)
+        self._interval_row.append(interval_row)
+        self._draws_rows.append(draws_rows)
         return slot
+
+    def _add_intervals(self, intervals: dict[str, Any]) -> tuple[tuple[str, ...], int]:
+        names = tuple(intervals)
+        try:
+            pairs = np.array(list(intervals.values()), dtype=np.float64).reshape(len(names), 2)
+        except ValueError:  # ragged: some figure without both ends
+            raise ValueError("an interval is not a [low, high] pair") from None
+        if not (np.isfinite(pairs).all() and (pairs[:, 0] <= pairs[:, 1]).all()):
+            raise ValueError("an interval is not [low ≤ high] with finite ends")
+        matrix = self._intervals.get(names)
+        if matrix is None:
+            matrix = self._intervals[names] = _Growing(self._capacity, (len(names), 2), np.float64)
+        return names, matrix.put(pairs)
+
+    def _add_draws(self, figure: str, kept: dict[str, Any]) -> tuple[str, int, int]:
+        try:
+            raw = a2b_base64(kept["float32"], strict_mode=True)
+        except Base64Error as exc:
+            raise ValueError(f"draws of {figure!r} are not base64: {exc}") from None
+        if len(raw) % 4:
+            raise ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values")
+        values = np.frombuffer(raw, dtype="<f4")
+        if not np.isfinite(values).all():
+            raise ValueError("a resampled value is not a finite number")
+        found = self._draws.get((figure, len(values)))
+        if found is None:
+            spilled = self._spill is not None and self._spill(figure)
+            rows = (
+                _Spilled((len(values),), "<f4")
+                if spilled
+                else _Growing(self._capacity, (len(values),), "<f4")
+            )
+            found = self._draws[figure, len(values)] = (rows, [])
+        matrix, keys = found
+        key = str(kept["key"])
+        keys.append(self._shared.setdefault(key, key))
+        return figure, len(values), matrix.put(values)
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
-        errors: dict[int, ValueError] = {}
-        rows = self._interval_rows(errors)
-        columns = self._draws_columns(errors)
+        index = {names: {name: i for i, name in enumerate(names)} for names in self._intervals}
+        intervals = {names: matrix.rows() for names, matrix in self._intervals.items()}
+        for matrix in intervals.values():
+            matrix.flags.writeable = False
+        columns: dict[tuple[str, int], DrawsColumn] = {}
+        rows_of: dict[tuple[str, int], dict[int, int]] = {shape: {} for shape in self._draws}
+        for slot, draws_rows in enumerate(self._draws_rows):
+            for figure, length, row in draws_rows:
+                rows_of[figure, length][slot] = row
+        for shape, (matrix, keys) in self._draws.items():
+            columns[shape] = DrawsColumn(matrix.rows(), keys, rows_of[shape])
         layouts: dict[tuple[tuple[str, int], ...], dict[str, DrawsColumn]] = {}
         out: list[UncertaintySummary | ValueError] = []
-        for slot, (header, (_names, figures)) in enumerate(zip(self._headers, self._figures, strict=True)):
+        for slot, header in enumerate(self._headers):
             try:
-                if slot in errors:
-                    raise errors[slot]
+                if slot in self._errors:
+                    raise self._errors[slot]
                 fields = {name: header[name] for name in UncertaintySummary.model_fields if name in header}
                 extra = {k: v for k, v in header.items() if k not in fields}
                 _check_header(fields)
-                index, matrix, row = rows[slot]
+                names, row = self._interval_row[slot]
                 # One layout (figure → column) shared by every run whose draws lie in the same columns.
-                shape = tuple((f, id(columns[f, slot])) for f in figures)
+                shape = tuple((figure, length) for figure, length, _ in self._draws_rows[slot])
                 layout = layouts.get(shape)
                 if layout is None:
-                    layout = layouts[shape] = {f: columns[f, slot] for f in figures}
+                    layout = layouts[shape] = {figure: columns[figure, length] for figure, length in shape}
                 out.append(
                     UncertaintySummary.model_construct(
-                        intervals=IntervalRow(index, matrix, row),
+                        intervals=IntervalRow(index[names], intervals[names], row),
                         draws=DrawsRow(layout, slot),
                         **fields,
                         **extra,  # keys of another writer, kept as the model keeps them
@@ -161,61 +280,6 @@ class BlockBatch:
             except ValueError as exc:
                 out.append(exc)
         return out
-
-    def _interval_rows(
-        self, errors: dict[int, ValueError]
-    ) -> dict[int, tuple[Mapping[str, int], NDArray[np.float64], int]]:
-        rows = {}
-        for names, (slots, pairs) in self._intervals.items():
-            index = {name: i for i, name in enumerate(names)}
-            try:
-                matrix = np.array(pairs, dtype=np.float64).reshape(len(slots), len(names), 2)
-            except ValueError:  # ragged: some figure without both ends; find whose, one by one
-                matrix = np.full((len(slots), len(names), 2), np.nan)
-                for i, run in enumerate(pairs):
-                    try:
-                        matrix[i] = np.array(run, dtype=np.float64).reshape(len(names), 2)
-                    except ValueError:
-                        errors.setdefault(slots[i], ValueError("an interval is not a [low, high] pair"))
-            ok = np.isfinite(matrix).all(axis=(1, 2)) & (matrix[:, :, 0] <= matrix[:, :, 1]).all(axis=1)
-            matrix.flags.writeable = False
-            for i, slot in enumerate(slots):
-                if not ok[i]:
-                    errors.setdefault(slot, ValueError("an interval is not [low ≤ high] with finite ends"))
-                rows[slot] = (index, matrix, i)
-        return rows
-
-    def _draws_columns(self, errors: dict[int, ValueError]) -> dict[tuple[str, int], DrawsColumn]:
-        """(figure, slot) → the column holding that run's draws of that figure."""
-        found: dict[tuple[str, int], DrawsColumn] = {}
-        for figure, (slots, keys, texts) in self._draws.items():
-            by_length: dict[int, list[tuple[int, str, bytes]]] = {}
-            for slot, key, text in zip(slots, keys, texts, strict=True):
-                try:
-                    raw = a2b_base64(text, strict_mode=True)
-                except (Base64Error, TypeError) as exc:
-                    errors.setdefault(slot, ValueError(f"draws of {figure!r} are not base64: {exc}"))
-                    continue
-                if len(raw) % 4:
-                    errors.setdefault(
-                        slot,
-                        ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values"),
-                    )
-                    continue
-                by_length.setdefault(len(raw), []).append((slot, key, raw))
-            for length, runs in by_length.items():
-                matrix = np.frombuffer(b"".join(raw for _, _, raw in runs), dtype="<f4").reshape(
-                    len(runs), length // 4
-                )
-                finite = np.isfinite(matrix).all(axis=1)
-                column = DrawsColumn(
-                    matrix, [key for _, key, _ in runs], {s: i for i, (s, _, _) in enumerate(runs)}
-                )
-                for i, (slot, _, _) in enumerate(runs):
-                    if not finite[i]:
-                        errors.setdefault(slot, ValueError("a resampled value is not a finite number"))
-                    found[figure, slot] = column
-        return found
 
 
 def _check_header(fields: Mapping[str, Any]) -> None:
@@ -229,7 +293,7 @@ def _check_header(fields: Mapping[str, Any]) -> None:
 
 def compact_summary(block: dict[str, Any]) -> UncertaintySummary:
     """One block compacted alone (:class:`BlockBatch` of one); :class:`ValueError` if refused."""
-    batch = BlockBatch()
+    batch = BlockBatch(1)
     batch.add(block)
     (built,) = batch.build()
     if isinstance(built, ValueError):

@@ -46,7 +46,7 @@ from leaderboard.tracks.evalita.app.records import (
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet, has_current_version
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, ResultsFile, TaskResult
-from leaderboard.tracks.evalita.uncertainty import prompt_figure
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE, prompt_figure
 
 try:  # gradio's JSON library (installed with the app): twice as fast on the blocks' long draws strings
     from orjson import loads as _loads
@@ -71,6 +71,8 @@ COLUMNS: tuple[str, ...] = (
     *_MODEL_COLUMNS,
     "prompt_scores",
 )
+#: The draws the ranking reads (its tiers); the cold start keeps only these in memory.
+RANKING_DRAWS = frozenset({MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE})
 #: One prompt score of a row: task, prompt, score, stderr, n.
 _PromptRow = tuple[str, str, float | None, float | None, int | None]
 
@@ -184,7 +186,9 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
     # 20,000 rows that list alone would hold about a GB while the records are built.
     record_json, rows = table.column("record_json"), mine.to_pylist()
-    batch = BlockBatch()
+    # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
+    # two thirds of the bytes) mapped from a temporary file until that view reads them.
+    batch = BlockBatch(len(rows), spill=lambda figure: figure not in RANKING_DRAWS)
     parts: dict[int, _RowParts] = {}
     for i, path in enumerate(columns["results_path"]):
         text = record_json[rows[i]].as_py()
