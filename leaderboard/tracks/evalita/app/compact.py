@@ -21,6 +21,7 @@ Readers see the block's own mapping API, so no view changes.
 from __future__ import annotations
 
 import tempfile
+from array import array
 from binascii import Error as Base64Error
 from binascii import a2b_base64, b2a_base64
 from collections.abc import Callable, Iterator, Mapping
@@ -105,46 +106,56 @@ class DrawsRow(Mapping[str, KeptDraws]):
         return f"DrawsRow({list(self._columns)!r})"
 
 
-class _Growing:
-    """Rows of one shape written one at a time into a matrix of ``capacity`` rows (``np.empty``:
-    the pages of rows never written are never touched, so they cost no memory)."""
+class _Rows:
+    """Rows of ``width`` values of ``dtype`` appended as bytes, read back as one read-only matrix;
+    which rows hold a value that is not finite (checked a chunk at a time, not row by row).
 
-    def __init__(self, capacity: int, shape: tuple[int, ...], dtype: Any) -> None:
-        self.matrix = np.empty((capacity, *shape), dtype=dtype)
-        self.used = 0
+    ``spill``: the rows go to an unnamed temporary file a few MB at a time and are mapped from it,
+    so that their pages are the page cache's until a reader touches them."""
 
-    def put(self, values: NDArray[Any]) -> int:
-        row = self.used
-        self.matrix[row] = values
-        self.used += 1
-        return row
+    _CHUNK = 4 * 2**20
 
-    def rows(self) -> NDArray[Any]:
-        """The rows written (a view: nothing is copied)."""
-        return self.matrix[: self.used]
+    def __init__(self, dtype: Any, width: int, *, spill: bool = False) -> None:
+        self._dtype, self._width = np.dtype(dtype), width
+        self._buffer = bytearray()
+        self._written = 0  # rows already in the file
+        # Closed by matrix(), once mapped (the mapping keeps the deleted file alive).
+        self._file = tempfile.TemporaryFile(prefix="evalita-draws-") if spill else None  # noqa: SIM115
+        self.slots: list[int] = []
+        self.not_finite: list[int] = []
 
+    def put(self, slot: int, raw: bytes | memoryview) -> int:
+        """Append one row (its bytes, ``width`` values); its row number."""
+        self._buffer += raw
+        self.slots.append(slot)
+        if self._file is not None and len(self._buffer) >= self._CHUNK:
+            self._flush()
+        return len(self.slots) - 1
 
-class _Spilled:
-    """Rows written one at a time to an unnamed temporary file, then mapped read-only: the pages
-    are the page cache's until a reader touches them (draws only a rarer view reads)."""
+    def _flush(self) -> None:
+        self._check(np.frombuffer(self._buffer, self._dtype).reshape(-1, self._width), self._written)
+        assert self._file is not None
+        self._file.write(self._buffer)
+        self._written += len(self._buffer) // (self._dtype.itemsize * self._width)
+        self._buffer = bytearray()
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
-        # Closed by rows(), once mapped (the mapping keeps the deleted file alive).
-        self._file = tempfile.TemporaryFile(prefix="evalita-draws-")  # noqa: SIM115
-        self._shape, self._dtype = shape, np.dtype(dtype)
-        self.used = 0
+    def _check(self, rows: NDArray[Any], first: int) -> None:
+        bad = np.flatnonzero(~np.isfinite(rows.reshape(len(rows), -1)).all(axis=1))
+        self.not_finite.extend(self.slots[first + i] for i in bad.tolist())
 
-    def put(self, values: NDArray[Any]) -> int:
-        self._file.write(np.ascontiguousarray(values, dtype=self._dtype).tobytes())
-        self.used += 1
-        return self.used - 1
-
-    def rows(self) -> NDArray[Any]:
-        """The rows written, mapped read-only (the mapping keeps the deleted file alive)."""
+    def matrix(self) -> NDArray[Any]:
+        """Every row, ``(rows, width)``, read-only."""
+        if self._file is None:
+            rows = np.frombuffer(self._buffer, self._dtype).reshape(-1, self._width)
+            rows.flags.writeable = False  # the bytearray's own bytes: nobody writes them
+            self._check(rows, 0)
+            return rows
+        self._flush()
         self._file.flush()
-        if not self.used:
-            return np.empty((0, *self._shape), dtype=self._dtype)
-        rows = np.memmap(self._file, dtype=self._dtype, mode="r", shape=(self.used, *self._shape))
+        if not self._written:
+            self._file.close()
+            return np.empty((0, self._width), dtype=self._dtype)
+        rows = np.memmap(self._file, dtype=self._dtype, mode="r", shape=(self._written, self._width))
         self._file.close()
         return rows
 
@@ -172,88 +183,84 @@ class BlockBatch:
     memory (read from the page cache when a view asks for them).
     """
 
-    def __init__(self, capacity: int, spill: Callable[[str], bool] | None = None) -> None:
-        self._capacity = capacity
+    def __init__(self, spill: Callable[[str], bool] | None = None) -> None:
         self._spill = spill
         self._headers: list[dict[str, Any]] = []
         self._errors: dict[int, ValueError] = {}
-        #: figure names → their matrix (runs × figures × 2); per slot, (names, row).
-        self._intervals: dict[tuple[str, ...], _Growing] = {}
+        #: figure names → their rows (runs × figures × 2); per slot, (names, row).
+        self._intervals: dict[tuple[str, ...], _Rows] = {}
         self._interval_row: list[tuple[tuple[str, ...], int]] = []
-        #: (figure, resamples) → its matrix (runs × resamples) and each row's key; per slot, rows.
-        self._draws: dict[tuple[str, int], tuple[_Growing | _Spilled, list[str]]] = {}
+        #: (figure, resamples) → its rows (runs × resamples) and each row's key; per slot, rows.
+        self._draws: dict[tuple[str, int], tuple[_Rows, list[str]]] = {}
         self._draws_rows: list[tuple[tuple[str, int, int], ...]] = []
         #: One string per distinct draws key (a key is the same for thousands of runs).
         self._shared: dict[str, str] = {}
 
     def add(self, block: dict[str, Any]) -> int:
-        """Take one block; ``TypeError``/``KeyError``/``AttributeError`` if it is not shaped as one
-        (a block whose numbers are refused is reported by :meth:`build`)."""
+        """Take one block (its slot is returned); a block not shaped as one, or whose numbers are
+        refused, is reported by :meth:`build` (its slot's entry is the error)."""
         slot = len(self._headers)
-        header = {k: v for k, v in block.items() if k not in _COMPACTED}
-        intervals = block.get("intervals") or {}
-        draws = block.get("draws") or {}
+        header: dict[str, Any] = {}
+        interval_row: tuple[tuple[str, ...], int] = ((), -1)
+        draws_rows: tuple[tuple[str, int, int], ...] = ()
         try:
-            interval_row = self._add_intervals(intervals)
-            draws_rows = tuple(self._add_draws(figure, kept) for figure, kept in draws.items())
-        except ValueError as exc:
-            self._errors[slot] = exc
-            interval_row, draws_rows = ((), -1), ()
+            header = {k: v for k, v in block.items() if k not in _COMPACTED}
+            interval_row = self._add_intervals(slot, block.get("intervals") or {})
+            draws = block.get("draws") or {}
+            draws_rows = tuple(self._add_draws(slot, figure, kept) for figure, kept in draws.items())
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            reason = exc if isinstance(exc, ValueError) else ValueError(f"not an uncertainty block ({exc!r})")
+            self._errors[slot] = reason
         self._headers.append(header)
         self._interval_row.append(interval_row)
         self._draws_rows.append(draws_rows)
         return slot
 
-    def _add_intervals(self, intervals: dict[str, Any]) -> tuple[tuple[str, ...], int]:
+    def _add_intervals(self, slot: int, intervals: dict[str, Any]) -> tuple[tuple[str, ...], int]:
         names = tuple(intervals)
+        pairs = list(intervals.values())
+        if not all(len(pair) == 2 for pair in pairs):
+            raise ValueError("an interval is not a [low, high] pair")
         try:
-            pairs = np.array(list(intervals.values()), dtype=np.float64).reshape(len(names), 2)
-        except ValueError:  # ragged: some figure without both ends
-            raise ValueError("an interval is not a [low, high] pair") from None
-        if not (np.isfinite(pairs).all() and (pairs[:, 0] <= pairs[:, 1]).all()):
-            raise ValueError("an interval is not [low ≤ high] with finite ends")
-        matrix = self._intervals.get(names)
-        if matrix is None:
-            matrix = self._intervals[names] = _Growing(self._capacity, (len(names), 2), np.float64)
-        return names, matrix.put(pairs)
+            values = array("d", [x for pair in pairs for x in pair])
+        except TypeError:
+            raise ValueError("an interval's ends are not numbers") from None
+        rows = self._intervals.get(names)
+        if rows is None:
+            rows = self._intervals[names] = _Rows(np.float64, 2 * len(names))
+        return names, rows.put(slot, memoryview(values).cast("B"))
 
-    def _add_draws(self, figure: str, kept: dict[str, Any]) -> tuple[str, int, int]:
+    def _add_draws(self, slot: int, figure: str, kept: dict[str, Any]) -> tuple[str, int, int]:
         try:
             raw = a2b_base64(kept["float32"], strict_mode=True)
         except Base64Error as exc:
             raise ValueError(f"draws of {figure!r} are not base64: {exc}") from None
         if len(raw) % 4:
             raise ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values")
-        values = np.frombuffer(raw, dtype="<f4")
-        if not np.isfinite(values).all():
-            raise ValueError("a resampled value is not a finite number")
-        found = self._draws.get((figure, len(values)))
+        found = self._draws.get((figure, len(raw)))
         if found is None:
-            spilled = self._spill is not None and self._spill(figure)
-            rows = (
-                _Spilled((len(values),), "<f4")
-                if spilled
-                else _Growing(self._capacity, (len(values),), "<f4")
-            )
-            found = self._draws[figure, len(values)] = (rows, [])
-        matrix, keys = found
+            spill = self._spill is not None and self._spill(figure)
+            found = self._draws[figure, len(raw)] = (_Rows("<f4", len(raw) // 4, spill=spill), [])
+        rows, keys = found
         key = str(kept["key"])
         keys.append(self._shared.setdefault(key, key))
-        return figure, len(values), matrix.put(values)
+        return figure, len(raw), rows.put(slot, raw)
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
         index = {names: {name: i for i, name in enumerate(names)} for names in self._intervals}
-        intervals = {names: matrix.rows() for names, matrix in self._intervals.items()}
-        for matrix in intervals.values():
-            matrix.flags.writeable = False
+        intervals = {}
+        for names, rows in self._intervals.items():
+            matrix = rows.matrix().reshape(-1, len(names), 2)
+            intervals[names] = matrix
+            unordered = np.flatnonzero(~(matrix[:, :, 0] <= matrix[:, :, 1]).all(axis=1)).tolist()
+            for slot in {*rows.not_finite, *(rows.slots[i] for i in unordered)}:
+                self._errors.setdefault(slot, ValueError("an interval is not [low ≤ high] with finite ends"))
         columns: dict[tuple[str, int], DrawsColumn] = {}
-        rows_of: dict[tuple[str, int], dict[int, int]] = {shape: {} for shape in self._draws}
-        for slot, draws_rows in enumerate(self._draws_rows):
-            for figure, length, row in draws_rows:
-                rows_of[figure, length][slot] = row
-        for shape, (matrix, keys) in self._draws.items():
-            columns[shape] = DrawsColumn(matrix.rows(), keys, rows_of[shape])
+        for shape, (rows, keys) in self._draws.items():
+            columns[shape] = DrawsColumn(rows.matrix(), keys, {slot: i for i, slot in enumerate(rows.slots)})
+            for slot in rows.not_finite:
+                self._errors.setdefault(slot, ValueError("a resampled value is not a finite number"))
         layouts: dict[tuple[tuple[str, int], ...], dict[str, DrawsColumn]] = {}
         out: list[UncertaintySummary | ValueError] = []
         for slot, header in enumerate(self._headers):
@@ -293,7 +300,7 @@ def _check_header(fields: Mapping[str, Any]) -> None:
 
 def compact_summary(block: dict[str, Any]) -> UncertaintySummary:
     """One block compacted alone (:class:`BlockBatch` of one); :class:`ValueError` if refused."""
-    batch = BlockBatch(1)
+    batch = BlockBatch()
     batch.add(block)
     (built,) = batch.build()
     if isinstance(built, ValueError):

@@ -43,6 +43,7 @@ from leaderboard.tracks.evalita.app.records import (
     RunRecord,
     RunScores,
 )
+from leaderboard.tracks.evalita.contents import PROMPT_SCORE
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet, has_current_version
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, ResultsFile, TaskResult
@@ -57,8 +58,10 @@ logger = logging.getLogger(__name__)
 
 #: The model block's columns (``model`` is its ``id``).
 _MODEL_COLUMNS = ("model", "revision", "precision", "params_b", "model_type", "license", "architecture")
-#: The fields of one ``prompt_scores`` entry, in the order of a score row.
-_PROMPT_FIELDS = ("task", "prompt", "score", "stderr", "n")
+#: The fields of one ``prompt_scores`` entry (task, prompt, score, stderr, n: a score row's order),
+#: as the table's writer names them.
+_PROMPT_FIELDS = tuple(field.name for field in PROMPT_SCORE)
+_ID_FIELDS, _NUMBER_FIELDS = _PROMPT_FIELDS[:2], _PROMPT_FIELDS[2:]
 #: The columns :func:`records_of_table` reads (the cold start reads no other: see
 #: :func:`leaderboard.store_contents.seed_from_contents`).
 COLUMNS: tuple[str, ...] = (
@@ -84,11 +87,9 @@ class _PromptColumn:
     def __init__(self, prompts: pa.ListArray) -> None:
         self.offsets: list[int] = prompts.offsets.to_pylist()
         values = prompts.values
-        (self._task_codes, tasks), (_, prompt_ids) = (
-            _shared_strings(values.field(n)) for n in ("task", "prompt")
-        )
+        (self._task_codes, tasks), (_, prompt_ids) = (_shared_strings(values.field(n)) for n in _ID_FIELDS)
         self._ids = (tasks, prompt_ids)
-        self._numbers = [values.field(name) for name in ("score", "stderr", "n")]
+        self._numbers = [values.field(name) for name in _NUMBER_FIELDS]
 
     def rows(self, i: int) -> list[_PromptRow]:
         """Row ``i``'s prompt scores (task, prompt, score, stderr, n), in the file's order."""
@@ -188,7 +189,7 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     record_json, rows = table.column("record_json"), mine.to_pylist()
     # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
     # two thirds of the bytes) mapped from a temporary file until that view reads them.
-    batch = BlockBatch(len(rows), spill=lambda figure: figure not in RANKING_DRAWS)
+    batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
     parts: dict[int, _RowParts] = {}
     for i, path in enumerate(columns["results_path"]):
         text = record_json[rows[i]].as_py()

@@ -122,6 +122,8 @@ class RunScores(ABC):
     once) and a row of the contents table (the cold start's, which computes what the ranking
     does not need only when a page asks for it).  Equal when they hold the same scores."""
 
+    __slots__ = ()
+
     @abstractmethod
     def rows(self, name: MetricSet) -> tuple[_ScoreRow, ...]:
         """One row per known task × prompt of set ``name``, with its interval."""
