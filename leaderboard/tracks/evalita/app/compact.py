@@ -174,7 +174,7 @@ def kept_draws(summary: UncertaintySummary | None, figure: str) -> tuple[str, ND
 
 
 class BlockBatch:
-    """The ``uncertainty`` blocks of up to ``capacity`` runs, compacted together (module docstring).
+    """The ``uncertainty`` blocks of many runs, compacted together (module docstring).
 
     :meth:`add` each block (parsed JSON; its slot is returned), then :meth:`build` once.  Each
     block's numbers are written into the batch's matrices as it is added, so no run's text or
