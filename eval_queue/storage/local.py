@@ -204,24 +204,35 @@ class LocalStorage:
             raise NotFoundError(f"{path}: no such file in {self.root}")
 
     def _walk(self, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
-        # Start at the deepest folder the prefix names so a narrow listing stays cheap.
+        # Start at the deepest folder the prefix names so a narrow listing stays cheap.  One
+        # scandir per folder and one lstat per entry, paths as strings: a store of 20,000 results
+        # files in 10,000 folders is listed at every refresh (os.walk and pathlib took 5 s).
         folder = prefix.rpartition("/")[0]
-        start = self.root / folder if folder else self.root
-        if not start.is_dir():
+        root = str(self.root)
+        start = os.path.join(root, folder) if folder else root
+        if not os.path.isdir(start):
             return
-        for dirpath, dirnames, filenames in os.walk(start):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            # os.walk lists a linked folder among the folders but does not enter it: list
-            # it as an entry, so that it is reported like a linked file.
-            linked = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
-            for name in [*filenames, *linked]:
-                full = Path(dirpath, name)
-                rel = full.relative_to(self.root).as_posix()
-                if is_hidden(rel) or not rel.startswith(prefix):
-                    continue
-                # lstat: a link is described, not followed, so a dangling one is listed too.
-                with contextlib.suppress(FileNotFoundError):  # deleted while we walked
-                    yield rel, full.lstat()
+        cut = len(os.path.join(root, ""))
+        pending = [start]
+        while pending:
+            try:
+                entries = os.scandir(pending.pop())
+            except OSError:  # gone or unreadable meanwhile: as os.walk, skip it
+                continue
+            with entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not entry.name.startswith("."):
+                            pending.append(entry.path)
+                        continue
+                    # Everything else is an entry: files, links (a linked folder too, never
+                    # entered, so that it is reported like a linked file), special files.
+                    rel = entry.path[cut:].replace(os.sep, "/")
+                    if is_hidden(rel) or not rel.startswith(prefix):
+                        continue
+                    # lstat: a link is described, not followed, so a dangling one is listed too.
+                    with contextlib.suppress(FileNotFoundError):  # deleted while we walked
+                        yield rel, entry.stat(follow_symlinks=False)
 
     @contextlib.contextmanager
     def _locked(self, path: str) -> Iterator[None]:

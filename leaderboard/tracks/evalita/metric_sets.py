@@ -594,8 +594,13 @@ def set_uncertainty(results: ResultsFile, name: MetricSet | str) -> UncertaintyS
 
 def has_current_block(results: ResultsFile, name: MetricSet | str) -> bool:
     """Whether the file holds the set's scores at its current version (a harness-native set always does)."""
+    return has_current_version(((block.name, block.version) for block in results.metric_sets), name)
+
+
+def has_current_version(blocks: Iterable[tuple[str, int]], name: MetricSet | str) -> bool:
+    """:func:`has_current_block` from the (name, version) of a file's blocks (the contents table's reader)."""
     spec = METRIC_SETS[MetricSet(name)]
-    return spec.harness_native or results.metric_set_block(spec.id.value, spec.version) is not None
+    return spec.harness_native or (spec.id.value, spec.version) in set(blocks)
 
 
 def expected_metric(task: TaskSpec, name: MetricSet | str) -> str:

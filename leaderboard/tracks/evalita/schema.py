@@ -99,6 +99,11 @@ class EvalitaRunInfo(RunInfo):
         """A run of some of the tasks only (labelled, never ranked beside full runs)."""
         return self.tasks is not None
 
+    @property
+    def comparable(self) -> bool:
+        """A full run of all ten tasks on the official data (a subset is never ranked beside one)."""
+        return self.official_full_run and not self.subset
+
 
 class ResultsFile(ResultsEnvelope):
     """An Evalita results file: the envelope and, per task, the prompt scores."""
@@ -118,8 +123,8 @@ class ResultsFile(ResultsEnvelope):
 
     @property
     def comparable(self) -> bool:
-        """A full run of all ten tasks on the official data (a subset is never ranked beside one)."""
-        return self.run.official_full_run and not self.run.subset
+        """A full run of all ten tasks on the official data (:attr:`EvalitaRunInfo.comparable`)."""
+        return self.run.comparable
 
 
 _NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}

@@ -244,7 +244,7 @@ def write_synthetic_results(
 
 #: Bumped whenever what :func:`write_synthetic_results` writes changes: a kept store of another
 #: version is written anew.
-STORE_VERSION = 1
+STORE_VERSION = 2
 
 
 def cached_synthetic_store(

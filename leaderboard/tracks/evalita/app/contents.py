@@ -1,95 +1,260 @@
-"""Evalita runs' records built from the contents table (the app's cold start).
+"""Evalita runs' records built from the contents table (the app's cold start), column by column.
 
-:func:`records_of_table` returns, for each Evalita results file the table holds, the same
-:class:`~leaderboard.tracks.evalita.app.records.RunRecord` as
-:func:`~leaderboard.tracks.evalita.app.results.parse_results_file` makes of the file: the
-model block from the row's columns, the run block from ``run_json``, the prompt scores from
-``prompt_scores`` (the row keeps exactly the scores the parser keeps:
-:func:`leaderboard.tracks.evalita.contents.known_prompt_scores`), the other metric sets and the
-intervals from ``record_json``; the record is then made by the very function that makes it of
-a file (:meth:`RunRecord.of`).  A row without ``record_json`` (a table written before it had
-one) is left out: its file is read instead, so no interval or metric set is lost.  It reads only
-the columns it needs, column by column (a large table is thousands of rows).
+:func:`records_of_table` returns, for each Evalita results file the table holds, a
+:class:`~leaderboard.tracks.evalita.app.records.RunRecord` equal to the one
+:func:`~leaderboard.tracks.evalita.app.results.parse_results_file` makes of the file
+(``tests/contents/test_cold_start.py`` pins it), built for a cold start of 20,000 runs:
+
+* what the first ranking reads is built at once, from the columns: the model block (the row's
+  columns), the run block (``run_json``), the lm-eval prompt scores as a mapping
+  (``prompt_scores``: the row keeps exactly the scores the parser keeps,
+  :func:`leaderboard.tracks.evalita.contents.known_prompt_scores`) and the ``uncertainty``
+  block of ``record_json``, kept compactly (:mod:`.compact`: its draws as float32 bytes);
+* the rest — the score rows with their stderr, items and intervals (the task and model pages),
+  another metric set's scores and intervals — is computed when a page asks for it
+  (:class:`TableScores`), from the table's prompt scores (kept as Arrow arrays) and the file's
+  ``metric_sets`` blocks (kept as their JSON text, only in rows that have them), by the very
+  function that computes it for a file (:class:`~leaderboard.tracks.evalita.app.records.ParsedScores`).
+
+A row without ``record_json`` (a table written before it had one) is left out: its file is read
+instead, so no interval or metric set is lost; so is a row that does not validate (logged).  It
+reads only the columns it needs (:data:`COLUMNS`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 from pydantic import TypeAdapter, ValidationError
 
 from leaderboard.core.schema import ModelInfo
-from leaderboard.tracks.evalita.app.records import RunRecord
+from leaderboard.core.summary import UncertaintySummary
+from leaderboard.tracks.evalita.app.compact import BlockBatch
+from leaderboard.tracks.evalita.app.records import (
+    ParsedScores,
+    PromptScores,
+    RunRecord,
+    RunScores,
+)
+from leaderboard.tracks.evalita.contents import PROMPT_SCORE
 from leaderboard.tracks.evalita.definition import TASKS, TRACK
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET, MetricSet, has_current_version
 from leaderboard.tracks.evalita.schema import EvalitaRunInfo, ResultsFile, TaskResult
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE, prompt_figure
+
+try:  # gradio's JSON library (installed with the app): twice as fast on the blocks' long draws strings
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - the standard library's, the same values
+    from json import loads as _loads
 
 logger = logging.getLogger(__name__)
 
+#: The model block's columns (``model`` is its ``id``).
 _MODEL_COLUMNS = ("model", "revision", "precision", "params_b", "model_type", "license", "architecture")
-_COLUMNS = ("results_path", "results_version", "comparable", "run_json", "record_json", *_MODEL_COLUMNS)
-_PROMPT_FIELDS = ("task", "prompt", "score", "stderr", "n")
+#: The fields of one ``prompt_scores`` entry (task, prompt, score, stderr, n: a score row's order),
+#: as the table's writer names them.
+_PROMPT_FIELDS = tuple(field.name for field in PROMPT_SCORE)
+_ID_FIELDS, _NUMBER_FIELDS = _PROMPT_FIELDS[:2], _PROMPT_FIELDS[2:]
+#: The columns :func:`records_of_table` reads (the cold start reads no other: see
+#: :func:`leaderboard.store_contents.seed_from_contents`).
+COLUMNS: tuple[str, ...] = (
+    "track",
+    "results_path",
+    "results_version",
+    "comparable",
+    "run_json",
+    "record_json",
+    *_MODEL_COLUMNS,
+    "prompt_scores",
+)
+#: The draws the ranking reads (its tiers); the cold start keeps only these in memory.
+RANKING_DRAWS = frozenset({MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE})
+#: One prompt score of a row: task, prompt, score, stderr, n.
+_PromptRow = tuple[str, str, float | None, float | None, int | None]
+
+
+class _PromptColumn:
+    """The table's ``prompt_scores`` of the Evalita rows, as flat Arrow arrays (a few bytes a
+    prompt, not a Python tuple), with each task and prompt id one shared string."""
+
+    def __init__(self, prompts: pa.ListArray) -> None:
+        self.offsets: list[int] = prompts.offsets.to_pylist()
+        values = prompts.values
+        (self._task_codes, tasks), (_, prompt_ids) = (_shared_strings(values.field(n)) for n in _ID_FIELDS)
+        self._ids = (tasks, prompt_ids)
+        self._numbers = [values.field(name) for name in _NUMBER_FIELDS]
+
+    def rows(self, i: int) -> list[_PromptRow]:
+        """Row ``i``'s prompt scores (task, prompt, score, stderr, n), in the file's order."""
+        start, end = self.offsets[i], self.offsets[i + 1]
+        numbers = [array.slice(start, end - start).to_pylist() for array in self._numbers]
+        return list(zip(self._ids[0][start:end], self._ids[1][start:end], *numbers, strict=True))
+
+    def mappings(self) -> list[PromptScores]:
+        """Each row's task → prompt → score, read-only (what the parser's record holds)."""
+        tasks, prompt_ids = self._ids
+        scores = self._numbers[0].to_pylist()
+        offsets = np.asarray(self.offsets)
+        # A run's prompts come task by task: one dict per stretch of one task within one row.
+        starts = np.zeros(len(tasks), dtype=bool)
+        starts[1:] = self._task_codes[1:] != self._task_codes[:-1]
+        starts[offsets[:-1][offsets[:-1] < len(tasks)]] = True
+        bounds = [*np.flatnonzero(starts).tolist(), len(tasks)]
+        owners = (np.searchsorted(offsets, bounds[:-1], side="right") - 1).tolist()
+        by_row: list[dict[str, PromptScores]] = [{} for _ in range(len(offsets) - 1)]
+        for owner, start, end in zip(owners, bounds[:-1], bounds[1:], strict=True):
+            by_row[owner][tasks[start]] = MappingProxyType(
+                dict(zip(prompt_ids[start:end], scores[start:end], strict=True))
+            )
+        return [MappingProxyType(row) for row in by_row]
+
+
+def _shared_strings(array: pa.Array) -> tuple[NDArray[np.int32], list[str]]:
+    """The strings of ``array`` as codes and as Python objects, one object per distinct value (a
+    million prompt ids are a few dozen strings)."""
+    encoded = pc.dictionary_encode(array)
+    names = encoded.dictionary.to_pylist()
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return codes, [names[i] for i in codes]
+
+
+class TableScores(RunScores):
+    """A run's scores from its row of the contents table (module docstring): the lm-eval scores
+    and intervals at once, the rest when asked (not kept: the views keep what they build)."""
+
+    __slots__ = ("_blocks", "_metric_sets", "_path", "_prompts", "_row", "_scores", "_uncertainty")
+
+    def __init__(
+        self,
+        path: str,
+        row: int,
+        prompts: _PromptColumn,
+        scores: PromptScores,
+        uncertainty: UncertaintySummary | None,
+        metric_sets: str | None,
+        blocks: tuple[ModelInfo, EvalitaRunInfo],
+    ) -> None:
+        self._path, self._row, self._prompts = path, row, prompts
+        self._scores, self._uncertainty, self._metric_sets = scores, uncertainty, metric_sets
+        self._blocks = blocks
+
+    def rows(self, name: MetricSet) -> tuple[Any, ...]:
+        if name is not DEFAULT_METRIC_SET:
+            return self._parsed().rows(name)
+        intervals = self._uncertainty.intervals if self._uncertainty is not None else {}
+        return tuple(
+            (task, prompt, score, stderr, n, *intervals.get(prompt_figure(task, prompt), (None, None)))
+            for task, prompt, score, stderr, n in self._prompts.rows(self._row)
+        )
+
+    def prompt_scores(self, name: MetricSet) -> PromptScores:
+        return self._scores if name is DEFAULT_METRIC_SET else self._parsed().prompt_scores(name)
+
+    def uncertainty(self, name: MetricSet) -> UncertaintySummary | None:
+        if name is DEFAULT_METRIC_SET:
+            return self._uncertainty
+        # Another set's intervals are its block's: a row without blocks has none.
+        return None if self._metric_sets is None else self._parsed().uncertainty(name)
+
+    def _parsed(self) -> ParsedScores:
+        """Every set's scores as the parser computes them of the file this row was built from."""
+        model, run = self._blocks
+        results = ResultsFile(
+            model=model,
+            run=run,
+            tasks=_tasks(self._prompts.rows(self._row)),
+            uncertainty=self._uncertainty,
+            metric_sets=[] if self._metric_sets is None else _loads(self._metric_sets),
+        )
+        return ParsedScores(self._path, results)
 
 
 def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     """``{results path: (store version, record)}`` of the table's Evalita rows; an unusable row is
     logged and left out (its file is then read from the store)."""
-    mine = table.filter(pc.equal(table.column("track"), TRACK))
-    # The intervals' JSON (tens of KB a row) is read row by row, not as one list of strings: at
-    # 20,000 rows that list alone would hold hundreds of MB while the records are built.
-    columns = {name: mine.column(name).to_pylist() for name in _COLUMNS if name != "record_json"}
-    record_json = mine.column("record_json")
-    prompts = mine.column("prompt_scores").combine_chunks()
-    offsets = prompts.offsets.to_pylist()
-    fields = [prompts.values.field(name).to_pylist() for name in _PROMPT_FIELDS]
-    flat = list(zip(*fields, strict=True))
-    records = {}
-    names: dict[str, str] = {}
+    # The Evalita rows by index (no filtered copy of the table: its record_json is most of a GB).
+    evalita = pc.fill_null(pc.equal(table.column("track"), TRACK), False)
+    mine = pa.array(np.flatnonzero(evalita.to_numpy(zero_copy_only=False)))
+    columns = {name: table.column(name).take(mine).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
+    prompts = _PromptColumn(table.column("prompt_scores").take(mine).combine_chunks())
+    # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
+    # 20,000 rows that list alone would hold about a GB while the records are built.
+    record_json, rows = table.column("record_json"), mine.to_pylist()
+    # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
+    # two thirds of the bytes) mapped from a temporary file until that view reads them.
+    batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
+    parts: dict[int, _RowParts] = {}
     for i, path in enumerate(columns["results_path"]):
-        blocks = record_json[i].as_py()
-        if blocks is None:
+        text = record_json[rows[i]].as_py()
+        if text is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
         try:
-            model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
-            run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
-            tasks = _tasks(flat[offsets[i] : offsets[i + 1]])
-            results = ResultsFile(
-                model=model, run=run, tasks=tasks, **_shared_names(json.loads(blocks), names)
-            )
-        except (ValidationError, TypeError, ValueError) as exc:
-            logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
+            parts[i] = _row_parts(i, columns, text, batch)
+        except (ValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            _unusable(path, exc)
+    # The intervals and draws of every row at once (checked together), then the scores.
+    summaries = batch.build()
+    scores = prompts.mappings()
+    records = {}
+    for i, (model, run, slot, metric_sets, missing) in parts.items():
+        path = columns["results_path"][i]
+        uncertainty = None if slot is None else summaries[slot]
+        if isinstance(uncertainty, ValueError):
+            _unusable(path, uncertainty)
             continue
-        records[path] = (columns["results_version"][i], RunRecord.of(path, results))
+        table_scores = TableScores(path, i, prompts, scores[i], uncertainty, metric_sets, (model, run))
+        # The file's rule, from its run block (as the parser does), not the column a table once wrote.
+        record = RunRecord(model, run, run.comparable, table_scores, DEFAULT_METRIC_SET, missing)
+        records[path] = (columns["results_version"][i], record)
     return records
 
 
-def _shared_names(blocks: Any, names: dict[str, str]) -> Any:
-    """``blocks`` with every ``intervals`` mapping's figure names taken from ``names`` (one string
-    per name for all runs, not fifty-odd new ones a run: at 20,000 runs about 80 MB)."""
-    if isinstance(blocks, dict):
-        for key, value in blocks.items():
-            if key == "intervals" and isinstance(value, dict):
-                blocks[key] = {names.setdefault(name, name): pair for name, pair in value.items()}
-            else:
-                _shared_names(value, names)
-    return blocks
+def _unusable(path: str, exc: Exception) -> None:
+    logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
+
+
+#: Columns read as Arrow arrays, not as one Python list.
+_ARROW_ONLY = frozenset({"record_json", "prompt_scores"})
+#: What one row gives before the batch is built: its model and run blocks, its uncertainty
+#: block's slot in the batch (None: none), its metric_sets blocks as JSON (None: none), and the
+#: metric sets it has no current block of.
+_RowParts = tuple[ModelInfo, EvalitaRunInfo, int | None, str | None, frozenset[MetricSet]]
+
+
+def _row_parts(i: int, columns: dict[str, list[Any]], text: str, batch: BlockBatch) -> _RowParts:
+    model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
+    run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
+    blocks = _loads(text)
+    if not isinstance(blocks, dict):
+        raise TypeError("record_json is not a JSON object")
+    block = blocks.get("uncertainty")
+    slot = None if block is None else batch.add(block)
+    metric_sets = blocks.get("metric_sets") or None
+    versions = [(b["name"], b["version"]) for b in metric_sets or ()]
+    missing = frozenset(name for name in MetricSet if not has_current_version(versions, name))
+    kept = None if metric_sets is None else json.dumps(metric_sets, separators=(",", ":"), ensure_ascii=False)
+    return model, run, slot, kept, missing
 
 
 #: The columns :func:`records_of_table` reads (the cold start reads no other: see
 #: :func:`leaderboard.store_contents.seed_from_contents`).
-records_of_table.columns = ("track", *_COLUMNS, "prompt_scores")  # type: ignore[attr-defined]
+records_of_table.columns = COLUMNS  # type: ignore[attr-defined]
 
 
 #: The ``tasks`` block validated in one call (a run's fifty-odd prompt scores one by one cost
-#: ten times as much: the cold start of 20,000 runs is mostly this).
+#: ten times as much).
 _TASKS = TypeAdapter(dict[str, TaskResult])
 
 
-def _tasks(rows: list[tuple[str, str, float | None, float | None, int | None]]) -> dict[str, TaskResult]:
+def _tasks(rows: list[_PromptRow]) -> dict[str, TaskResult]:
     """The ``tasks`` block the row's prompt scores came from (each a suite task with its metric)."""
     prompts: dict[str, dict[str, dict[str, object]]] = {}
     for task_id, prompt_id, score, stderr, n in rows:

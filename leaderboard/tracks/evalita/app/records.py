@@ -17,6 +17,7 @@ A refresh is a new call with the same :class:`ResultsCache`: only files whose
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -56,9 +57,11 @@ __all__ = [
     "RUN_KEY",
     "SCORE_COLUMNS",
     "LoadedResults",
+    "ParsedScores",
     "PromptScores",
     "RunKey",
     "RunRecord",
+    "RunScores",
     "evalita_results",
     "load_results",
     "loaded_from_records",
@@ -113,71 +116,123 @@ SCORE_COLUMNS: tuple[str, ...] = (*RUN_KEY, "task", "prompt", "score", "stderr",
 _ScoreRow = tuple[str, str, float | None, float | None, int | None, float | None, float | None]
 
 
+class RunScores(ABC):
+    """A run's scores in each metric set: its score rows, the same scores as a mapping, and their
+    intervals.  Two sources: a parsed results file (:class:`ParsedScores`, everything computed
+    once) and a row of the contents table (the cold start's, which computes what the ranking
+    does not need only when a page asks for it).  Equal when they hold the same scores."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def rows(self, name: MetricSet) -> tuple[_ScoreRow, ...]:
+        """One row per known task × prompt of set ``name``, with its interval."""
+
+    @abstractmethod
+    def prompt_scores(self, name: MetricSet) -> PromptScores:
+        """task → prompt → score of set ``name``, read-only."""
+
+    @abstractmethod
+    def uncertainty(self, name: MetricSet) -> UncertaintySummary | None:
+        """The intervals of set ``name``'s scores (None: it has none)."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunScores):
+            return NotImplemented
+        return all(
+            self.rows(name) == other.rows(name)
+            and self.prompt_scores(name) == other.prompt_scores(name)
+            and self.uncertainty(name) == other.uncertainty(name)
+            for name in MetricSet
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class ParsedScores(RunScores):
+    """Every metric set's rows, scores and intervals of one parsed results file, computed (and
+    their warnings logged) once, when the file is parsed."""
+
+    __slots__ = ("_by_set", "_uncertainty")
+
+    def __init__(self, path: str, results: ResultsFile) -> None:
+        self._by_set: dict[MetricSet, tuple[tuple[_ScoreRow, ...], PromptScores]] = {}
+        self._uncertainty: dict[MetricSet, UncertaintySummary | None] = {}
+        for name in MetricSet:
+            # Each set's rows carry the intervals of its own scores, never another set's.
+            self._uncertainty[name] = set_uncertainty(results, name)
+            summary = self._uncertainty[name]
+            intervals = summary.intervals if summary is not None else {}
+            rows = tuple(_score_rows(path, set_tasks(results, name), name, intervals))
+            self._by_set[name] = (rows, _prompt_scores(rows))
+
+    def rows(self, name: MetricSet) -> tuple[_ScoreRow, ...]:
+        return self._by_set[name][0]
+
+    def prompt_scores(self, name: MetricSet) -> PromptScores:
+        return self._by_set[name][1]
+
+    def uncertainty(self, name: MetricSet) -> UncertaintySummary | None:
+        return self._uncertainty[name]
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """What the tables need of one usable results file: its ``model`` and ``run`` blocks and its scores.
 
-    ``score_rows`` and ``prompt_scores`` (the same scores, as rows and as a mapping) are
-    computed (and their warnings logged) once, when the file is parsed.  The parsed task
-    blocks are not kept: on a large store they are hundreds of thousands of small objects
-    that the garbage collector would walk again and again while the store loads.
+    ``score_rows`` and ``prompt_scores`` (the same scores, as rows and as a mapping) are those
+    of the metric set shown (``metric_set``), from ``scores``.  The parsed task blocks are not
+    kept: on a large store they are hundreds of thousands of small objects that the garbage
+    collector would walk again and again while the store loads.
     """
 
     model: ModelInfo
     run: EvalitaRunInfo
-    score_rows: tuple[_ScoreRow, ...]
-    prompt_scores: PromptScores
     #: Ranked by default (:attr:`ResultsFile.comparable`, the track's one rule).
     comparable: bool
-    #: Per metric set, the intervals of its scores and the mean CPS's resampled values (None:
-    #: no per-item data, or a block computed without them): lm-eval's are the file's
-    #: ``uncertainty`` block, another set's its block's (:attr:`uncertainty` shows the set's own).
-    set_uncertainty: Mapping[MetricSet, UncertaintySummary | None] = field(default_factory=dict, repr=False)
+    #: Every metric set's scores and intervals (lm-eval's intervals are the file's
+    #: ``uncertainty`` block, another set's its block's: :attr:`uncertainty` shows the set's own).
+    scores: RunScores = field(repr=False)
     #: The metric set ``score_rows`` and ``prompt_scores`` are in.
     metric_set: MetricSet = DEFAULT_METRIC_SET
-    #: The other metric sets' rows and scores (:meth:`for_metric_set`).
-    other_sets: Mapping[MetricSet, tuple[tuple[_ScoreRow, ...], PromptScores]] = field(
-        default_factory=dict, repr=False
-    )
     #: Metric sets the file holds no current scores of (their changed tasks are empty).
     sets_missing: frozenset[MetricSet] = frozenset()
 
     @classmethod
     def of(cls, path: str, results: ResultsFile) -> RunRecord:
-        by_set, uncertainty = {}, {}
-        for name in MetricSet:
-            # Each set's rows carry the intervals of its own scores, never another set's.
-            uncertainty[name] = set_uncertainty(results, name)
-            intervals = uncertainty[name].intervals if uncertainty[name] is not None else {}
-            rows = tuple(_score_rows(path, set_tasks(results, name), name, intervals))
-            by_set[name] = (rows, _prompt_scores(rows))
-        rows, scores = by_set.pop(DEFAULT_METRIC_SET)
         missing = frozenset(name for name in MetricSet if not has_current_block(results, name))
         return cls(
             results.model,
             results.run,
-            rows,
-            scores,
             results.comparable,
-            MappingProxyType(uncertainty),
+            ParsedScores(path, results),
             DEFAULT_METRIC_SET,
-            by_set,
             missing,
         )
 
     def for_metric_set(self, name: MetricSet | str) -> RunRecord:
         """The same run with its scores (and their intervals) in metric set ``name``."""
         name = MetricSet(name)
-        if name is self.metric_set:
-            return self
-        others = {**self.other_sets, self.metric_set: (self.score_rows, self.prompt_scores)}
-        rows, scores = others.pop(name)
-        return replace(self, score_rows=rows, prompt_scores=scores, metric_set=name, other_sets=others)
+        return self if name is self.metric_set else replace(self, metric_set=name)
+
+    @property
+    def score_rows(self) -> tuple[_ScoreRow, ...]:
+        return self.scores.rows(self.metric_set)
+
+    @property
+    def prompt_scores(self) -> PromptScores:
+        return self.scores.prompt_scores(self.metric_set)
 
     @property
     def uncertainty(self) -> UncertaintySummary | None:
         """The intervals of the scores shown: those of the set shown (None: it has none)."""
-        return self.set_uncertainty.get(self.metric_set)
+        return self.scores.uncertainty(self.metric_set)
+
+    @property
+    def set_uncertainty(self) -> Mapping[MetricSet, UncertaintySummary | None]:
+        """Per metric set, the intervals of its scores and the mean CPS's resampled values (None:
+        no per-item data, or a block computed without them)."""
+        return MappingProxyType({name: self.scores.uncertainty(name) for name in MetricSet})
 
     @property
     def key(self) -> RunKey:

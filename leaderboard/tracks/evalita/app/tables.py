@@ -16,6 +16,7 @@ import pandas as pd
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
+from leaderboard.tracks.evalita.app.compact import kept_draws
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.definition import SUITE, TaskSpec, get_task
 from leaderboard.tracks.evalita.metrics import (
@@ -188,18 +189,17 @@ def setting_tiers(
     draws = {}
     for key, score in zip(keys, scores, strict=True):
         summary = uncertainty.get(key)
-        kept = summary.draws.get(MEAN_CPS_FIGURE) if summary is not None else None
-        tie = summary.draws.get(MEAN_CPS_TIE_FIGURE) if summary is not None else None
+        kept, tie = kept_draws(summary, MEAN_CPS_FIGURE), kept_draws(summary, MEAN_CPS_TIE_FIGURE)
         # A block without the tie-aware draws predates the calibrated method: not paired.
         if kept is not None and tie is not None and score is not None:
             draws[key] = (kept, tie)
     if not draws:
         return [None] * len(keys)
-    common, _ = Counter(kept.key for kept, _ in draws.values()).most_common(1)[0]
+    common, _ = Counter(kept[0] for kept, _ in draws.values()).most_common(1)[0]
     entries = [
         # float32, as kept: assign_tiers then stacks one float32 matrix (half the memory).
-        TierEntry(str(i), score, draws[key][0].float32_values(), common, draws[key][1].float32_values())
-        if key in draws and draws[key][0].key == common
+        TierEntry(str(i), score, draws[key][0][1], common, draws[key][1][1])
+        if key in draws and draws[key][0][0] == common
         else TierEntry(str(i), None)
         for i, (key, score) in enumerate(zip(keys, scores, strict=True))
     ]

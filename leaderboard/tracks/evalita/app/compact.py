@@ -1,0 +1,308 @@
+"""Runs' ``uncertainty`` blocks kept compactly in memory (the app's cold start from the contents table).
+
+A results file's block holds fifty-odd intervals and, since issue 32, twenty-two kept draw sets
+(the mean CPS's 1,000 resamples twice, each task's first 200 twice) as base64 text: about 47 KB a
+run, as Python strings and tuples more.  At 20,000 runs that alone was more than the server's
+memory target.  :class:`BlockBatch` takes the blocks of many runs (parsed JSON) and keeps
+
+* their intervals as one float64 matrix per set of figure names (runs × figures × 2), read
+  through :class:`IntervalRow`, a read-only mapping figure → (low, high);
+* their draws as one float32 matrix per figure and length (the runs that kept it × resamples),
+  read through :class:`DrawsRow`, a read-only mapping figure → :class:`~leaderboard.core.summary.KeptDraws`
+  built on access (the very text the file held: base64 of the same bytes is one string), whose
+  :meth:`DrawsRow.float32_values` is a row of the matrix itself;
+
+each run's block a :class:`~leaderboard.core.summary.UncertaintySummary` made without
+validation around them: the values are checked here, for all runs at once (finite draws,
+finite ordered intervals, the header's types), and a block that fails is refused alone.
+Readers see the block's own mapping API, so no view changes.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from array import array
+from binascii import Error as Base64Error
+from binascii import a2b_base64, b2a_base64
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from leaderboard.core.summary import KeptDraws, UncertaintySummary
+
+#: The block's keys compacted; the others (method, seed, resamples, level…) are kept as they are.
+_COMPACTED = ("intervals", "draws")
+
+
+class IntervalRow(Mapping[str, tuple[float, float]]):
+    """One run's intervals: figure → (low, high), a row of its batch's matrix (the names shared)."""
+
+    __slots__ = ("_index", "_matrix", "_row")
+
+    def __init__(self, index: Mapping[str, int], matrix: NDArray[np.float64], row: int) -> None:
+        self._index, self._matrix, self._row = index, matrix, row
+
+    def __getitem__(self, figure: str) -> tuple[float, float]:
+        low, high = self._matrix[self._row, self._index[figure]].tolist()
+        return (low, high)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __repr__(self) -> str:
+        return f"IntervalRow({dict(self)!r})"
+
+
+class DrawsColumn:
+    """One figure's kept draws of every run that kept them at one length: a float32 matrix
+    (read-only), each run's key, and which row is whose."""
+
+    __slots__ = ("keys", "matrix", "row_of")
+
+    def __init__(self, matrix: NDArray[np.float32], keys: list[str], row_of: dict[int, int]) -> None:
+        matrix.flags.writeable = False
+        self.matrix, self.keys, self.row_of = matrix, keys, row_of
+
+
+class DrawsRow(Mapping[str, KeptDraws]):
+    """One run's kept draws: figure → :class:`KeptDraws`, rows of its batch's matrices."""
+
+    __slots__ = ("_columns", "_slot")
+
+    def __init__(self, columns: Mapping[str, DrawsColumn], slot: int) -> None:
+        self._columns, self._slot = columns, slot
+
+    def __getitem__(self, figure: str) -> KeptDraws:
+        column = self._columns[figure]
+        row = column.row_of[self._slot]
+        text = b2a_base64(column.matrix[row].tobytes(), newline=False).decode("ascii")
+        return KeptDraws.model_construct(key=column.keys[row], float32=text)
+
+    def float32_values(self, figure: str) -> NDArray[np.float32]:
+        """``self[figure].float32_values()`` without the base64 round trip (a read-only row)."""
+        column = self._columns[figure]
+        return column.matrix[column.row_of[self._slot]]
+
+    def kept(self, figure: str) -> tuple[str, NDArray[np.float32]] | None:
+        """``figure``'s (key, float32 values), a row of its matrix; None when the run kept none."""
+        column = self._columns.get(figure)
+        if column is None:
+            return None
+        row = column.row_of[self._slot]
+        return column.keys[row], column.matrix[row]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __repr__(self) -> str:
+        return f"DrawsRow({list(self._columns)!r})"
+
+
+class _Rows:
+    """Rows of ``width`` values of ``dtype`` appended as bytes, read back as one read-only matrix;
+    which rows hold a value that is not finite (checked a chunk at a time, not row by row).
+
+    ``spill``: the rows go to an unnamed temporary file a few MB at a time and are mapped from it,
+    so that their pages are the page cache's until a reader touches them."""
+
+    _CHUNK = 4 * 2**20
+
+    def __init__(self, dtype: Any, width: int, *, spill: bool = False) -> None:
+        self._dtype, self._width = np.dtype(dtype), width
+        self._buffer = bytearray()
+        self._written = 0  # rows already in the file
+        # Closed by matrix(), once mapped (the mapping keeps the deleted file alive).
+        self._file = tempfile.TemporaryFile(prefix="evalita-draws-") if spill else None  # noqa: SIM115
+        self.slots: list[int] = []
+        self.not_finite: list[int] = []
+
+    def put(self, slot: int, raw: bytes | memoryview) -> int:
+        """Append one row (its bytes, ``width`` values); its row number."""
+        self._buffer += raw
+        self.slots.append(slot)
+        if self._file is not None and len(self._buffer) >= self._CHUNK:
+            self._flush()
+        return len(self.slots) - 1
+
+    def _flush(self) -> None:
+        self._check(np.frombuffer(self._buffer, self._dtype).reshape(-1, self._width), self._written)
+        assert self._file is not None
+        self._file.write(self._buffer)
+        self._written += len(self._buffer) // (self._dtype.itemsize * self._width)
+        self._buffer = bytearray()
+
+    def _check(self, rows: NDArray[Any], first: int) -> None:
+        bad = np.flatnonzero(~np.isfinite(rows.reshape(len(rows), -1)).all(axis=1))
+        self.not_finite.extend(self.slots[first + i] for i in bad.tolist())
+
+    def matrix(self) -> NDArray[Any]:
+        """Every row, ``(rows, width)``, read-only."""
+        if self._file is None:
+            rows = np.frombuffer(self._buffer, self._dtype).reshape(-1, self._width)
+            rows.flags.writeable = False  # the bytearray's own bytes: nobody writes them
+            self._check(rows, 0)
+            return rows
+        self._flush()
+        self._file.flush()
+        if not self._written:
+            self._file.close()
+            return np.empty((0, self._width), dtype=self._dtype)
+        rows = np.memmap(self._file, dtype=self._dtype, mode="r", shape=(self._written, self._width))
+        self._file.close()
+        return rows
+
+
+def kept_draws(summary: UncertaintySummary | None, figure: str) -> tuple[str, NDArray[np.float32]] | None:
+    """A run's kept draws of ``figure`` as (key, float32 values as stored); None when it kept none.
+
+    From a compact block, a row of its matrix (nothing decoded or copied: the ranking's tiers read
+    every run's); from a parsed block, its text decoded."""
+    if summary is None:
+        return None
+    if isinstance(summary.draws, DrawsRow):
+        return summary.draws.kept(figure)
+    kept = summary.draws.get(figure)
+    return None if kept is None else (kept.key, kept.float32_values())
+
+
+class BlockBatch:
+    """The ``uncertainty`` blocks of many runs, compacted together (module docstring).
+
+    :meth:`add` each block (parsed JSON; its slot is returned), then :meth:`build` once.  Each
+    block's numbers are written into the batch's matrices as it is added, so no run's text or
+    lists outlive its :meth:`add` (at 20,000 runs they were a GB, left to the allocator).
+    ``spill(figure)``: keep that figure's draws in a memory-mapped temporary file rather than in
+    memory (read from the page cache when a view asks for them).
+    """
+
+    def __init__(self, spill: Callable[[str], bool] | None = None) -> None:
+        self._spill = spill
+        self._headers: list[dict[str, Any]] = []
+        self._errors: dict[int, ValueError] = {}
+        #: figure names → their rows (runs × figures × 2); per slot, (names, row).
+        self._intervals: dict[tuple[str, ...], _Rows] = {}
+        self._interval_row: list[tuple[tuple[str, ...], int]] = []
+        #: (figure, resamples) → its rows (runs × resamples) and each row's key; per slot, rows.
+        self._draws: dict[tuple[str, int], tuple[_Rows, list[str]]] = {}
+        self._draws_rows: list[tuple[tuple[str, int, int], ...]] = []
+        #: One string per distinct draws key (a key is the same for thousands of runs).
+        self._shared: dict[str, str] = {}
+
+    def add(self, block: dict[str, Any]) -> int:
+        """Take one block (its slot is returned); a block not shaped as one, or whose numbers are
+        refused, is reported by :meth:`build` (its slot's entry is the error)."""
+        slot = len(self._headers)
+        header: dict[str, Any] = {}
+        interval_row: tuple[tuple[str, ...], int] = ((), -1)
+        draws_rows: tuple[tuple[str, int, int], ...] = ()
+        try:
+            header = {k: v for k, v in block.items() if k not in _COMPACTED}
+            interval_row = self._add_intervals(slot, block.get("intervals") or {})
+            draws = block.get("draws") or {}
+            draws_rows = tuple(self._add_draws(slot, figure, kept) for figure, kept in draws.items())
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            reason = exc if isinstance(exc, ValueError) else ValueError(f"not an uncertainty block ({exc!r})")
+            self._errors[slot] = reason
+        self._headers.append(header)
+        self._interval_row.append(interval_row)
+        self._draws_rows.append(draws_rows)
+        return slot
+
+    def _add_intervals(self, slot: int, intervals: dict[str, Any]) -> tuple[tuple[str, ...], int]:
+        names = tuple(intervals)
+        pairs = list(intervals.values())
+        if not all(len(pair) == 2 for pair in pairs):
+            raise ValueError("an interval is not a [low, high] pair")
+        try:
+            values = array("d", [x for pair in pairs for x in pair])
+        except TypeError:
+            raise ValueError("an interval's ends are not numbers") from None
+        rows = self._intervals.get(names)
+        if rows is None:
+            rows = self._intervals[names] = _Rows(np.float64, 2 * len(names))
+        return names, rows.put(slot, memoryview(values).cast("B"))
+
+    def _add_draws(self, slot: int, figure: str, kept: dict[str, Any]) -> tuple[str, int, int]:
+        try:
+            raw = a2b_base64(kept["float32"], strict_mode=True)
+        except Base64Error as exc:
+            raise ValueError(f"draws of {figure!r} are not base64: {exc}") from None
+        if len(raw) % 4:
+            raise ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values")
+        found = self._draws.get((figure, len(raw)))
+        if found is None:
+            spill = self._spill is not None and self._spill(figure)
+            found = self._draws[figure, len(raw)] = (_Rows("<f4", len(raw) // 4, spill=spill), [])
+        rows, keys = found
+        key = str(kept["key"])
+        keys.append(self._shared.setdefault(key, key))
+        return figure, len(raw), rows.put(slot, raw)
+
+    def build(self) -> list[UncertaintySummary | ValueError]:
+        """Each added block, in order: its compact summary, or why it is refused."""
+        index = {names: {name: i for i, name in enumerate(names)} for names in self._intervals}
+        intervals = {}
+        for names, rows in self._intervals.items():
+            matrix = rows.matrix().reshape(-1, len(names), 2)
+            intervals[names] = matrix
+            unordered = np.flatnonzero(~(matrix[:, :, 0] <= matrix[:, :, 1]).all(axis=1)).tolist()
+            for slot in {*rows.not_finite, *(rows.slots[i] for i in unordered)}:
+                self._errors.setdefault(slot, ValueError("an interval is not [low ≤ high] with finite ends"))
+        columns: dict[tuple[str, int], DrawsColumn] = {}
+        for shape, (rows, keys) in self._draws.items():
+            columns[shape] = DrawsColumn(rows.matrix(), keys, {slot: i for i, slot in enumerate(rows.slots)})
+            for slot in rows.not_finite:
+                self._errors.setdefault(slot, ValueError("a resampled value is not a finite number"))
+        layouts: dict[tuple[tuple[str, int], ...], dict[str, DrawsColumn]] = {}
+        out: list[UncertaintySummary | ValueError] = []
+        for slot, header in enumerate(self._headers):
+            try:
+                if slot in self._errors:
+                    raise self._errors[slot]
+                fields = {name: header[name] for name in UncertaintySummary.model_fields if name in header}
+                extra = {k: v for k, v in header.items() if k not in fields}
+                _check_header(fields)
+                names, row = self._interval_row[slot]
+                # One layout (figure → column) shared by every run whose draws lie in the same columns.
+                shape = tuple((figure, length) for figure, length, _ in self._draws_rows[slot])
+                layout = layouts.get(shape)
+                if layout is None:
+                    layout = layouts[shape] = {figure: columns[figure, length] for figure, length in shape}
+                out.append(
+                    UncertaintySummary.model_construct(
+                        intervals=IntervalRow(index[names], intervals[names], row),
+                        draws=DrawsRow(layout, slot),
+                        **fields,
+                        **extra,  # keys of another writer, kept as the model keeps them
+                    )
+                )
+            except ValueError as exc:
+                out.append(exc)
+        return out
+
+
+def _check_header(fields: Mapping[str, Any]) -> None:
+    """The header's types the readers rely on (what the model's validation would refuse)."""
+    level = fields.get("level")
+    if not (isinstance(level, float) and 0.0 < level < 1.0):
+        raise ValueError(f"level {level!r} is not in (0, 1)")
+    if not isinstance(fields.get("seed"), int) or not isinstance(fields.get("n_resamples"), int):
+        raise ValueError("seed and n_resamples must be integers")
+
+
+def compact_summary(block: dict[str, Any]) -> UncertaintySummary:
+    """One block compacted alone (:class:`BlockBatch` of one); :class:`ValueError` if refused."""
+    batch = BlockBatch()
+    batch.add(block)
+    (built,) = batch.build()
+    if isinstance(built, ValueError):
+        raise built
+    return built

@@ -1,0 +1,213 @@
+"""The cold start's columnar records (issue 32) equal those made by reading every file: records,
+tables, views, with intervals, each task's kept draws, and files newer than the table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eval_queue.queue import RequestQueue
+from eval_queue.settings import Settings
+from eval_queue.storage import LocalStorage, Stores
+from leaderboard.core.contents import CONTENTS_PATH
+from leaderboard.core.contents_io import rebuild
+from leaderboard.core.summary import UncertaintySummary
+from leaderboard.tracks.evalita.app import tables
+from leaderboard.tracks.evalita.app.compact import DrawsRow, IntervalRow, compact_summary
+from leaderboard.tracks.evalita.app.contents import TableScores
+from leaderboard.tracks.evalita.app.views.board import Board
+from leaderboard.tracks.evalita.app.views.labels import RankingFilters
+from leaderboard.tracks.evalita.app.views.ranking import ranking_view
+from leaderboard.tracks.evalita.definition import SUITE
+from leaderboard.tracks.evalita.metric_sets import MetricSet
+from leaderboard.tracks.evalita.schema import ResultsFile
+from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, cps_figure
+from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
+from leaderboard.ui.context import AppContext
+from tests.ui.user_views_store import write_user_views_store
+
+#: Every column, every run, and a custom average over three tasks with "complete results only".
+VIEWS = (
+    RankingFilters(columns=tuple(Aggregate), show_noncomparable=True),
+    RankingFilters(average_over=("wic", "sa", "sum"), complete_only=True),
+)
+
+
+def _board(data_dir: Path, *, use_contents: bool) -> Board:
+    stores = Stores(
+        LocalStorage(data_dir / "requests"),
+        LocalStorage(data_dir / "results"),
+        LocalStorage(data_dir / "details"),
+    )
+    ctx = AppContext(
+        Settings(data_dir=data_dir), stores, RequestQueue(stores.requests), use_contents=use_contents
+    )
+    return ctx.snapshot("evalita")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[str]]:
+    """The user views' store with its contents table, then two files newer than the table: a run
+    rescored (other scores, its intervals dropped) and a new run (a copy under another name)."""
+    data = tmp_path_factory.mktemp("columnar")
+    write_user_views_store(data / "results")
+    results = LocalStorage(data / "results")
+    results.write(CONTENTS_PATH, rebuild(results).data)
+    paths = sorted(p for p in results.list("") if p.endswith("shot.json") and "acme/model-a" in p)
+    rescored = json.loads(results.read(paths[0]))
+    for task in rescored["tasks"].values():
+        for prompt in task["prompts"].values():
+            prompt["score"] = None if prompt["score"] is None else prompt["score"] / 2
+    rescored.pop("uncertainty")
+    results.write(paths[0], ResultsFile.model_validate(rescored).to_json())
+    new = json.loads(results.read(paths[1]))
+    new["model"]["id"] = "late-org/new-model"
+    new_path = paths[1].replace("acme/model-a", "late-org/new-model")
+    results.write(new_path, ResultsFile.model_validate(new).to_json())
+    return data, {paths[0], new_path}
+
+
+def test_columnar_records_equal_the_files_own_with_intervals_and_task_draws(
+    store: tuple[Path, set[str]],
+) -> None:
+    data, newer = store
+    cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
+    from_table = [r for r in cold.loaded.records if isinstance(r.scores, TableScores)]
+    # The table served every run but the two newer files, which were read as files.
+    assert len(from_table) == len(cold.loaded.records) - len(newer) > 10
+    assert {p for p in cold.runs["results_path"] if p in newer} == newer
+    with_draws = [r for r in from_table if r.uncertainty is not None]
+    assert len(with_draws) > 10
+    for record in with_draws:
+        # Kept compactly: one array of intervals, one bytes of draws (each task's too).
+        assert isinstance(record.uncertainty.intervals, IntervalRow)
+        assert isinstance(record.uncertainty.draws, DrawsRow)
+        assert {MEAN_CPS_FIGURE, *(cps_figure(t.id) for t in SUITE)} <= set(record.uncertainty.draws)
+    assert cold.loaded.records == files.loaded.records
+    for metrics in MetricSet:
+        a, b = cold.loaded.for_metric_set(metrics), files.loaded.for_metric_set(metrics)
+        assert a.records == b.records
+        assert [r.score_rows for r in a.records] == [r.score_rows for r in b.records]
+        assert [r.set_uncertainty for r in a.records] == [r.set_uncertainty for r in b.records]
+        assert a.missing_in(metrics) == b.missing_in(metrics)
+
+
+def test_columnar_tables_and_views_equal_those_from_every_file(store: tuple[Path, set[str]]) -> None:
+    data, _ = store
+    cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
+    checked = 0
+    for metrics in MetricSet:
+        a, b = cold.with_metrics(metrics), files.with_metrics(metrics)
+        pd.testing.assert_frame_equal(a.runs, b.runs, check_exact=True)
+        pd.testing.assert_frame_equal(a.scores, b.scores, check_exact=True)
+        for setting in Setting:
+            pd.testing.assert_frame_equal(
+                tables.ranking_table(a.loaded, setting.num_fewshot, include_noncomparable=True),
+                tables.ranking_table(b.loaded, setting.num_fewshot, include_noncomparable=True),
+                check_exact=True,
+            )
+            for filters in VIEWS:
+                shown = ranking_view(a, setting, filters).table
+                pd.testing.assert_frame_equal(
+                    shown, ranking_view(b, setting, filters).table, check_exact=True
+                )
+                checked += len(shown)
+            for task in SUITE:
+                pd.testing.assert_frame_equal(
+                    a.prompt_rows(task.id, setting.num_fewshot, True),
+                    b.prompt_rows(task.id, setting.num_fewshot, True),
+                    check_exact=True,
+                )
+    assert checked > 40
+    # Tiers and intervals are there to compare (not all empty on both sides).
+    ranked = tables.ranking_table(cold.loaded, 0)
+    assert ranked[tables.TIER_COLUMN].notna().sum() > 5
+    assert ranked[tables.low_column(tables.MAIN_SCORE_COLUMN)].notna().sum() > 5
+
+
+def test_a_compact_block_is_the_block_and_differs_where_it_does(store: tuple[Path, set[str]]) -> None:
+    data, _ = store
+    results = LocalStorage(data / "results")
+    path = next(p for p in sorted(results.list("")) if p.endswith("0shot.json") and "solo-1" in p)
+    raw = json.loads(results.read(path))["uncertainty"]
+    parsed = UncertaintySummary.model_validate(raw)
+    compact = compact_summary(json.loads(json.dumps(raw)))
+    assert compact == parsed
+    figure = cps_figure("wic")
+    assert compact.draws[figure].float32 == parsed.draws[figure].float32
+    assert np.array_equal(compact.draws.float32_values(figure), parsed.draws[figure].float32_values())
+    assert compact.interval(figure) == parsed.interval(figure)
+    # One resampled value or one interval end changed: no longer the same block.
+    values = parsed.draws[figure].float32_values().copy()
+    values[0] += 0.25
+    moved = json.loads(json.dumps(raw))
+    moved["draws"][figure]["float32"] = (
+        parsed.draws[figure]
+        .model_copy(
+            update={"float32": __import__("base64").b64encode(values.astype("<f4").tobytes()).decode()}
+        )
+        .float32
+    )
+    assert compact_summary(moved) != parsed
+    shifted = json.loads(json.dumps(raw))
+    low, high = shifted["intervals"][figure]
+    shifted["intervals"][figure] = [low, high + 0.01]
+    assert compact_summary(shifted) != parsed
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda b: b["intervals"].update({"mean_cps": [0.6, 0.4]}), "low ≤ high"),
+        (lambda b: b["intervals"].update({"mean_cps": [0.4]}), "pair"),
+        (lambda b: b["draws"]["mean_cps"].update({"float32": "AAAA"}), "whole float32"),
+        (lambda b: b["draws"]["mean_cps"].update({"float32": "AADAfw=="}), "finite"),
+        (lambda b: b.update({"level": 2.0}), "level"),
+    ],
+)
+def test_a_block_the_model_would_refuse_is_refused(
+    store: tuple[Path, set[str]], change: object, reason: str
+) -> None:
+    data, _ = store
+    results = LocalStorage(data / "results")
+    path = next(p for p in sorted(results.list("")) if p.endswith("0shot.json") and "solo-1" in p)
+    raw = json.loads(results.read(path))["uncertainty"]
+    change(raw)  # type: ignore[operator]
+    with pytest.raises(ValueError, match=reason):
+        compact_summary(raw)
+
+
+def test_a_row_whose_block_is_refused_is_read_from_its_file_and_the_others_from_the_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import pyarrow as pa
+
+    from leaderboard.core.contents import to_parquet
+
+    write_user_views_store(tmp_path / "results")
+    results = LocalStorage(tmp_path / "results")
+    table = rebuild(results).table
+    blocks = table.column("record_json").to_pylist()
+    bad = next(i for i, text in enumerate(blocks) if text and '"draws"' in text)
+    parsed = json.loads(blocks[bad])
+    parsed["uncertainty"]["draws"][MEAN_CPS_FIGURE]["float32"] = "AADAfw=="  # one NaN
+    blocks[bad] = json.dumps(parsed)
+    at = table.column_names.index("record_json")
+    table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
+    results.write(CONTENTS_PATH, to_parquet(table))
+    bad_path = table.column("results_path")[bad].as_py()
+
+    cold, files = _board(tmp_path, use_contents=True), _board(tmp_path, use_contents=False)
+    assert f"{bad_path}: its row of the contents table is unusable" in caplog.text
+    assert "not a finite number" in caplog.text
+    from_files = [
+        path
+        for path, r in zip(cold.runs["results_path"], cold.loaded.records, strict=True)
+        if not isinstance(r.scores, TableScores)
+    ]
+    assert from_files == [bad_path]
+    assert cold.loaded.records == files.loaded.records
