@@ -39,7 +39,7 @@ from leaderboard.state import (
 )
 from leaderboard.ui.common import ERROR_TEXT, fingerprint, to_update
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.render_cache import RenderCache, SharedRender
+from leaderboard.ui.render_cache import RenderCache, SharedRender, serialise
 from leaderboard.ui.tab import Api, Component, Tab, TabParts
 
 logger = logging.getLogger(__name__)
@@ -204,12 +204,22 @@ class Page:
         parts = self.parts[tab.id]
         inputs = {name: self._api_input(tab, name) for name in api.fields}
 
+        def serialised(rendered: Mapping[str, object]) -> tuple[object, ...]:
+            return tuple(serialise(parts.outputs[name], rendered[name]) for name in api.outputs)
+
         def endpoint(**values: object) -> tuple:
             state = replace(self.blank, tab=tab.id)
             for name, value in values.items():
                 state = state.with_value(name, value)
-            rendered = self.render(tab, state).rendered.values
-            return tuple(to_update(parts.outputs[name], rendered[name]) for name in api.outputs)
+            shared = self.render(tab, state)
+            # A shared render keeps what it sends (made once); a tab's own render is sent once.
+            outputs = (
+                shared.served(api_name, lambda: serialised(shared.rendered.values))
+                if tab.shared_render
+                else serialised(shared.rendered.values)
+            )
+            # Gradio edits an update dict in place as it sends it: a copy of each, the values shared.
+            return tuple(dict(value) if isinstance(value, dict) else value for value in outputs)
 
         endpoint.__name__ = f"api_{api_name}"
         self.api_trigger.click(
@@ -220,6 +230,8 @@ class Page:
             # As the page's events: one HTTP round trip, no queue join and event stream (the
             # views are shared renders of the in-memory snapshot; issue 32's load bench).
             queue=QUEUED,
+            # The endpoint returns its outputs serialised (kept with the shared render).
+            postprocess=False,
         )
 
     def _api_input(self, tab: Tab, name: str) -> Component:
