@@ -24,7 +24,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from leaderboard.state import PageState
-from leaderboard.ui import gradio_sessions, registry
+from leaderboard.ui import gradio_costs, registry
 from leaderboard.ui import page as page_module
 from leaderboard.ui.common import to_update
 from leaderboard.ui.context import AppContext
@@ -169,11 +169,11 @@ def test_a_kept_response_is_what_gradio_would_have_sent(ctx: AppContext, api_nam
 
 def test_a_lazy_session_shows_the_deep_link_route_what_gradio_would(ctx: AppContext) -> None:
     demo = build_app(ctx)
-    assert gradio_sessions.install()
+    assert gradio_costs.install()
     lazy = SessionState(demo)
     assert lazy.config_values == {}  # nothing configured until read
     eager = SessionState.__new__(SessionState)
-    gradio_sessions._GRADIO_INIT(eager, demo)
+    gradio_costs._GRADIO_INIT(eager, demo)
     assert len(eager.config_values) > 100  # gradio's own: every component of the page
     assert list(lazy.components) == list(eager.components)
     # A component a call updated is configured with its new value, as gradio's session has it.
@@ -185,7 +185,17 @@ def test_a_lazy_session_shows_the_deep_link_route_what_gradio_would(ctx: AppCont
 
 def test_an_optional_module_that_cannot_be_imported_is_marked_absent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "no_such_plotting_lib", raising=False)
-    assert gradio_sessions.mark_absent_modules(("no_such_plotting_lib", "json")) == ["no_such_plotting_lib"]
+    assert gradio_costs.mark_absent_modules(("no_such_plotting_lib", "json")) == ["no_such_plotting_lib"]
     with pytest.raises(ImportError):
         importlib.import_module("no_such_plotting_lib")
     monkeypatch.delitem(sys.modules, "no_such_plotting_lib")
+
+
+def test_the_queue_summarises_its_events_for_monitoring_once_per_thousand_not_after_each(
+    ctx: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", raising=False)
+    demo = build_app(ctx).queue()
+    assert demo._queue.ANAYLTICS_CACHE_FREQUENCY == gradio_costs.ANALYTICS_EVERY > 1
+    monkeypatch.setenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", "7")  # an operator's setting wins
+    assert build_app(ctx).queue()._queue.ANAYLTICS_CACHE_FREQUENCY == 7

@@ -1,7 +1,7 @@
 """What gradio does for every session and every call, made cheap where this page needs none of it.
 
 Many visitors at once (issue 32): profiled under the load bench, most of a call's time was
-not this app's views but two pieces of gradio's machinery, repeated per call:
+not this app's views but gradio's own work, repeated per call:
 
 * **A session's config of every component.**  For each new session gradio (6.31) computes the
   config of every component of the page into ``SessionState.config_values`` — about 200
@@ -11,22 +11,29 @@ not this app's views but two pieces of gradio's machinery, repeated per call:
   makes a new session each time, and the queue's are kept (up to ``state_session_capacity``,
   10,000): most of the server's CPU, and memory growing with the calls.  :func:`install` makes
   a session fill in a component's config when it is first read instead; what the deep-link
-  route reads is the same (``tests/ui/test_gradio_sessions.py`` compares it with gradio's).
+  route reads is the same (``tests/ui/test_api_cache.py`` compares it with gradio's).
+* **A summary of every event so far, after each event.**  Gradio's queue keeps the last 10,000
+  events for its monitoring dashboard and, after each event, rebuilds their summary (a pandas
+  frame, grouped by endpoint) on a worker thread: a per-call cost that grows with the calls
+  served, there for a dashboard this app does not enable.  :func:`install` has it rebuilt once
+  every :data:`ANALYTICS_EVERY` events (gradio's ``GRADIO_ANALYTICS_CACHE_FREQUENCY``; an
+  operator's own setting wins).
 * **Imports that fail on every call.**  Every event enters gradio's matplotlib guard
   (``import matplotlib``) and every plot's config asks for bokeh (``import bokeh``); neither is
   installed here, and Python does not remember a failed import, so each one searches every
   ``sys.path`` folder again (``stat`` calls, slow on a busy disk).  :func:`install` records the
   ones that cannot be imported as absent, so the import fails at once, as it would have.
 
-:func:`install` runs once per process, from :func:`leaderboard.ui.layout.build_app`.  If gradio's
-``SessionState`` no longer has the shape this was written for, it leaves it as it is (slower,
-still correct) and logs why.
+:func:`install` runs from :func:`leaderboard.ui.layout.build_app` (a second time, it does
+nothing).  If gradio's ``SessionState`` no longer has the shape this was written for, it is
+left as it is (slower, still correct) and the log says why.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -36,6 +43,8 @@ from gradio.state_holder import SessionState
 
 logger = logging.getLogger(__name__)
 
+#: Events between two rebuilds of the queue's monitoring summary (gradio's default: every event).
+ANALYTICS_EVERY = 1000
 #: Optional libraries gradio tries to import on every call or every component config.
 PROBED_OPTIONAL_MODULES = ("matplotlib", "bokeh")
 
@@ -76,7 +85,10 @@ def mark_absent_modules(names: tuple[str, ...] = PROBED_OPTIONAL_MODULES) -> lis
 
 def install() -> bool:
     """Make new gradio sessions configure their components lazily and mark the optional modules
-    gradio probes as absent when they are; True if the sessions are lazy (once per process)."""
+    gradio probes as absent when they are, and have the queue's monitoring summary rebuilt
+    every :data:`ANALYTICS_EVERY` events; True if the sessions are lazy.  Run it before the
+    queue is made (``demo.queue()`` reads the setting)."""
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(ANALYTICS_EVERY))
     if SessionState.__init__ is _lazy_init:
         return True
     mark_absent_modules()
