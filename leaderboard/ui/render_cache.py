@@ -6,7 +6,8 @@ results version and link state, and every later visitor — and every API client
 render, with the digest of each value (:func:`leaderboard.ui.common.fingerprint`: what the
 page compares with what a browser shows) computed once too.  What an API endpoint sends — each value as gradio serialises it (a table's
 cells formatted, a figure as JSON) — is kept with the render too (:meth:`SharedRender.served`),
-so a call for a view already asked for does no more than hand it back (issue 32: the table
+for the page's events and the API endpoints alike (they are wired ``postprocess=False``), so a
+call for a view already asked for does no more than hand it back (issue 32: the table
 and figure formatting was most of a cached call).  Only tabs that declare their render a
 public view of the results share it; a tab that shows a visitor's own things (sign-in, the
 submission form) does not opt in, and its renders are made per call and never kept.  Visitors asking for a view being
@@ -40,20 +41,29 @@ class SharedRender:
 
     rendered: Rendered
     digests: Mapping[str, str]
-    #: What each API endpoint sends for this render (by endpoint name), made on its first call.
-    _served: dict[str, tuple[object, ...]] = field(default_factory=dict, compare=False, repr=False)
+    #: What gradio is sent for each output of this render (by output name), made when first sent.
+    _served: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
-    def served(self, endpoint: str, build: Callable[[], tuple[object, ...]]) -> tuple[object, ...]:
-        """``endpoint``'s serialised outputs for this render: built once, then handed back.
+    def served(self, name: str, component: gr.components.Component) -> object:
+        """Output ``name`` serialised for ``component`` (:func:`serialise`): made once, then handed
+        back (to every visitor and API caller of this render).
 
-        Two threads asking at once may both build it (the same values): no lock on the path
-        every call takes.  The caller must hand gradio copies of the update dicts (it edits
-        them in place); the values inside are shared and never changed.
+        Two threads asking at once may both make it (the same value): no lock on the path every
+        call takes.  Hand gradio :func:`sendable` copies: it edits an update dict in place.
         """
-        outputs = self._served.get(endpoint)
-        if outputs is None:
-            outputs = self._served[endpoint] = build()
-        return outputs
+        value = self._served.get(name, _MISSING)
+        if value is _MISSING:
+            value = self._served[name] = serialise(component, self.rendered.values[name])
+        return value
+
+
+_MISSING = object()
+
+
+def sendable(value: object) -> object:
+    """A served value as gradio may be handed it: a copy of an update dict (gradio pops its value
+    and drops its empty props in place), the value inside shared and never changed."""
+    return dict(value) if isinstance(value, dict) else value
 
 
 def serialise(component: gr.components.Component, value: object) -> object:

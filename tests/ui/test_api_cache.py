@@ -25,12 +25,11 @@ from eval_queue.queue import RequestQueue
 from eval_queue.settings import Settings
 from eval_queue.storage import LocalStorage, Stores
 from leaderboard.state import PageState
-from leaderboard.ui import gradio_costs, registry
-from leaderboard.ui import page as page_module
+from leaderboard.ui import gradio_costs, registry, render_cache
 from leaderboard.ui.common import to_update
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.layout import build_app
-from leaderboard.ui.page import Page
+from leaderboard.ui.page import Page, Session
 from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
 from tests.ui.store import write_queue, write_results
 
@@ -86,13 +85,13 @@ def _endpoint(demo: gr.Blocks, api_name: str):
 def serialised(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The outputs serialised (by component type), counted."""
     made: list[str] = []
-    real = page_module.serialise
+    real = render_cache.serialise
 
     def counting(component: gr.components.Component, value: object) -> object:
         made.append(type(component).__name__)
         return real(component, value)
 
-    monkeypatch.setattr(page_module, "serialise", counting)
+    monkeypatch.setattr(render_cache, "serialise", counting)
     return made
 
 
@@ -199,3 +198,29 @@ def test_the_queue_summarises_its_events_for_monitoring_once_per_thousand_not_af
     assert demo._queue.ANAYLTICS_CACHE_FREQUENCY == gradio_costs.ANALYTICS_EVERY > 1
     monkeypatch.setenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", "7")  # an operator's setting wins
     assert build_app(ctx).queue()._queue.ANAYLTICS_CACHE_FREQUENCY == 7
+
+
+def test_visitors_of_one_view_get_its_kept_outputs_and_only_their_own_shell(
+    ctx: AppContext, serialised: list[str]
+) -> None:
+    demo, built = _app(ctx, registry.default_registry().tabs)
+    table = built.parts["ranking"].outputs["table"]
+    first, second = Session(), Session()
+    for session in (first, second):
+        session.browser = True
+    ctx.store()  # the results read (as the app does before its first visitor)
+    plain, _ = PageState.from_query({}, tabs=built.tabs, extra_fields=built.url_fields)
+    sent_first = built.show(first, plain)
+    made = len(serialised)
+    state, notices = PageState.from_query({"setting": "7"}, tabs=built.tabs, extra_fields=built.url_fields)
+    sent_second = built.show(second, state, notices=tuple(notices))
+    assert len(serialised) == made  # the same view: nothing serialised again
+    assert sent_second[table] == sent_first[table] and sent_second[table] is not sent_first[table]
+    assert sent_second[built.session] is second and sent_first[built.session] is first
+    assert "7" in sent_second[built.notice] and not sent_first.get(built.notice)  # one visitor's notice
+    # Every page event hands gradio what _send serialised; a form (the submission) is gradio's to
+    # postprocess, for the visitor who sent it.
+    for fn in demo.fns.values():
+        if built.session in fn.outputs and fn.api_name != "submit":
+            assert fn.postprocess is False
+    assert _endpoint(demo, "submit").postprocess is True
