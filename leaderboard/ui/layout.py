@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from leaderboard.ui import gradio_costs
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.registry import Registry, default_registry
@@ -41,6 +42,7 @@ HEADER = (
 def build_app(ctx: AppContext, registry: Registry | None = None) -> gr.Blocks:
     """The page with ``registry``'s tabs (the default ones unless given)."""
     registry = registry or default_registry()
+    gradio_costs.install()  # gradio's per-session and per-call work this page does not need
     with gr.Blocks(
         title="Evalita-LLM Leaderboard", analytics_enabled=False, delete_cache=(3600, 3600)
     ) as demo:

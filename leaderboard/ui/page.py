@@ -39,7 +39,7 @@ from leaderboard.state import (
 )
 from leaderboard.ui.common import ERROR_TEXT, fingerprint, to_update
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.render_cache import RenderCache, SharedRender
+from leaderboard.ui.render_cache import RenderCache, SharedRender, sendable, serialise
 from leaderboard.ui.tab import Api, Component, Tab, TabParts
 
 logger = logging.getLogger(__name__)
@@ -167,6 +167,7 @@ class Page:
             api_visibility="private",
             show_progress="hidden",
             queue=QUEUED,
+            postprocess=False,  # _send hands gradio serialised values
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
 
     def _seed_shown(self) -> None:
@@ -208,8 +209,9 @@ class Page:
             state = replace(self.blank, tab=tab.id)
             for name, value in values.items():
                 state = state.with_value(name, value)
-            rendered = self.render(tab, state).rendered.values
-            return tuple(to_update(parts.outputs[name], rendered[name]) for name in api.outputs)
+            shared = self.render(tab, state)
+            # A shared render keeps what it sends (made once); a tab's own render is made per call.
+            return tuple(sendable(shared.served(name, parts.outputs[name])) for name in api.outputs)
 
         endpoint.__name__ = f"api_{api_name}"
         self.api_trigger.click(
@@ -220,6 +222,8 @@ class Page:
             # As the page's events: one HTTP round trip, no queue join and event stream (the
             # views are shared renders of the in-memory snapshot; issue 32's load bench).
             queue=QUEUED,
+            # The endpoint returns its outputs serialised (kept with the shared render).
+            postprocess=False,
         )
 
     def _api_input(self, tab: Tab, name: str) -> Component:
@@ -284,6 +288,7 @@ class Page:
             show_progress="hidden",
             queue=QUEUED,
             trigger_mode=trigger_mode,  # type: ignore[arg-type]
+            postprocess=False,  # _send hands gradio serialised values
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
 
     @staticmethod
@@ -341,6 +346,7 @@ class Page:
             api_visibility="private",
             show_progress="hidden",
             queue=QUEUED,
+            postprocess=False,  # _send hands gradio serialised values
         ).then(None, self.address, None, js=LANDING_JS, api_visibility="private", queue=False)
 
     def on_refresh(self, triggers: Sequence[Any], *, force: bool) -> None:
@@ -362,6 +368,7 @@ class Page:
             api_visibility="private",
             show_progress="hidden",
             queue=QUEUED,
+            postprocess=False,  # _send hands gradio serialised values
         )
 
     def _on_tab_select(self, session: Session, evt: gr.SelectData) -> dict:
@@ -399,7 +406,7 @@ class Page:
         for name, value in rendered.values.items():
             values[parts.outputs[name]] = value
             digests[parts.outputs[name]] = shared.digests[name]
-        return self._send(session, values, digests)
+        return self._send(session, values, digests, served=(shared, parts.outputs))
 
     def render(self, tab: Tab, state: PageState) -> SharedRender:
         """``tab``'s render of ``state``: shared by every visitor when the tab allows it."""
@@ -409,13 +416,19 @@ class Page:
         return self.renders.get((tab.id, self.ctx.version, state), lambda: tab.render(self.ctx, state))
 
     def _send(
-        self, session: Session, values: Mapping[Component, object], digests: Mapping[Component, str] = {}
+        self,
+        session: Session,
+        values: Mapping[Component, object],
+        digests: Mapping[Component, str] = {},
+        served: tuple[SharedRender, Mapping[str, Component]] | None = None,
     ) -> dict:
-        """The gradio updates for ``values`` the browser does not already show.
+        """The gradio updates for ``values`` the browser does not already show, serialised (the
+        events are wired ``postprocess=False``): a render's outputs as ``served`` keeps them.
 
         Always at least the session (kept on the server, never sent): gradio reads an empty
         dict as one output value, not as "nothing to update".
         """
+        kept = {component: name for name, component in served[1].items()} if served else {}
         updates: dict[Component, object] = {self.session: session}
         for component, value in values.items():
             if component is self.session:
@@ -431,7 +444,10 @@ class Page:
             if session.browser and session.shown.get(component._id) == digest:
                 continue
             session.shown[component._id] = digest
-            updates[component] = to_update(component, value)
+            if served and component in kept:
+                updates[component] = sendable(served[0].served(kept[component], component))
+            else:
+                updates[component] = serialise(component, value)
         return updates
 
     # -- error handling -----------------------------------------------------------------------

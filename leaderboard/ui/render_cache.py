@@ -4,19 +4,31 @@ Most visitors ask for the same few views (the default ranking, the top tasks, th
 models): a tab that opts in (:attr:`leaderboard.ui.tab.Tab.shared_render`) is rendered once per
 results version and link state, and every later visitor — and every API client — gets that
 render, with the digest of each value (:func:`leaderboard.ui.common.fingerprint`: what the
-page compares with what a browser shows) computed once too.  Visitors asking for a view being
+page compares with what a browser shows) computed once too.  What an API endpoint sends — each value as gradio serialises it (a table's
+cells formatted, a figure as JSON) — is kept with the render too (:meth:`SharedRender.served`),
+for the page's events and the API endpoints alike (they are wired ``postprocess=False``), so a
+call for a view already asked for does no more than hand it back (issue 32: the table
+and figure formatting was most of a cached call).  Only tabs that declare their render a
+public view of the results share it; a tab that shows a visitor's own things (sign-in, the
+submission form) does not opt in, and its renders are made per call and never kept.  Visitors asking for a view being
 computed wait for it rather than compute it again (one flight per key), so concurrent visitors
 add no work and no memory.  The oldest renders are dropped beyond :data:`RENDER_CACHE_SIZE`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from leaderboard.ui.common import fingerprint
+import gradio as gr
+from gradio.data_classes import GradioModel, GradioRootModel
+from gradio.utils import is_prop_update
+
+from leaderboard.ui.common import fingerprint, to_update
 from leaderboard.ui.tab import Rendered
 
 #: Renders kept (each a page of a table, a few small figures, or a plot of every run).
@@ -29,6 +41,55 @@ class SharedRender:
 
     rendered: Rendered
     digests: Mapping[str, str]
+    #: What gradio is sent for each output of this render (by output name), made when first sent.
+    _served: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def served(self, name: str, component: gr.components.Component) -> object:
+        """Output ``name`` serialised for ``component`` (:func:`serialise`): made once, then handed
+        back (to every visitor and API caller of this render).
+
+        Two threads asking at once may both make it (the same value): no lock on the path every
+        call takes.  Hand gradio :func:`sendable` copies: it edits an update dict in place.
+        """
+        value = self._served.get(name, _MISSING)
+        if value is _MISSING:
+            value = self._served[name] = serialise(component, self.rendered.values[name])
+        return value
+
+
+_MISSING = object()
+
+
+def sendable(value: object) -> object:
+    """A served value as gradio may be handed it: a copy of an update dict (gradio pops its value
+    and drops its empty props in place), the value inside shared and never changed."""
+    return dict(value) if isinstance(value, dict) else value
+
+
+def serialise(component: gr.components.Component, value: object) -> object:
+    """What gradio sends to ``component`` for a view value, as its postprocessing makes it: for an
+    endpoint wired with ``postprocess=False``, which then sends it as it is.
+
+    An update is postprocessed by a component made from ``component``'s arguments and the
+    update's, as gradio does for each call; a plain value by ``component`` itself.
+    """
+    update = to_update(component, value)
+    if not is_prop_update(update):
+        return _dumped(component.postprocess(update))
+    props = {k: v for k, v in update.items() if k not in ("value", "__type__")}
+    served: dict[str, Any] = {**props, "__type__": "update"}
+    if "value" in update:
+        kwargs = {**component.constructor_args, **props, "render": False}
+        kwargs.pop("value", None)
+        # Made in a context of its own: inside an event gradio reads a component's constructor as
+        # an update and leaves the component half made.
+        made = contextvars.Context().run(lambda: type(component)(**kwargs))
+        served["value"] = _dumped(made.postprocess(update["value"]))
+    return served
+
+
+def _dumped(value: object) -> object:
+    return value.model_dump() if isinstance(value, GradioModel | GradioRootModel) else value
 
 
 class RenderCache:
