@@ -85,6 +85,9 @@ class AppContext:
     _status: tuple[StoreResults, datetime | None, str] | None = field(default=None, repr=False)
     _queue_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _warming: threading.Thread | None = field(default=None, repr=False)
+    #: Called at the end of each warm-up, in its thread, once the tracks' views are built (the
+    #: page renders the views most visitors open first: :meth:`leaderboard.ui.page.Page.warm_renders`).
+    after_warm: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _identifier: SubmitterIdentifier | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -156,6 +159,8 @@ class AppContext:
                     view = self.snapshot(spec.name)
                     if hasattr(view, "warm"):
                         view.warm()
+            for hook in list(self.after_warm):
+                hook()
         except Exception:  # a background task: log it; the next request retries and reports
             logger.exception("warming the results snapshot failed")
 
