@@ -279,8 +279,17 @@ def significance_counts(
     # (and its kept pairs dropped) once its row of blocks is done.
     kept: dict[int, list[tuple[NDArray[np.int32], NDArray[np.float64], NDArray[np.int8]]]] = {}
     for bi, rows in enumerate(blocks):
+        sd_rows, top_rows = float(sd[rows].max()), float(c_high[rows].max())
         for bj in range(bi, len(blocks)):
             cols = blocks[bj]
+            if bj > bi:
+                # Every column run above every row run by at least the widest pair's certain
+                # gap: the whole block is certain (what the pair by pair test below finds).
+                gap = float(c_low[cols].min()) - top_rows
+                if gap > 0 and gap >= z_reject * (sd_rows + float(sd[cols].max())):
+                    better[rows] += len(cols)
+                    worse[cols] += len(rows)
+                    continue
             # A = j (columns), B = i (rows), as in significance_matrix: sign +1 when j is above i.
             low = c_low[None, cols] - c_high[rows, None]
             high = c_high[None, cols] - c_low[rows, None]
@@ -292,23 +301,31 @@ def significance_counts(
             certain = pair & (sign != 0) & (distance >= z_reject * (sd[rows, None] + sd[None, cols]))
             undecided = pair & (sign != 0) & ~certain
             if undecided.any():
-                cov = centred(bi) @ centred(bj).T / (b - 1)
-                se = np.sqrt(np.maximum(var[rows, None] + var[None, cols] - 2.0 * cov, 0.0))
+                # Covariances of the rows and columns with a pair in doubt only (a band along the
+                # centre order: often a corner of the block).
+                r = np.flatnonzero(undecided.any(axis=1))
+                c = np.flatnonzero(undecided.any(axis=0))
+                sub = np.ix_(r, c)
+                cov = centred(bi)[r] @ centred(bj)[c].T / (b - 1)
+                se = np.sqrt(np.maximum(var[rows[r], None] + var[None, cols[c]] - 2.0 * cov, 0.0))
                 del cov
+                d = distance[sub]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    z = np.where(se > 0, distance / se, np.inf)
-                certain |= undecided & (z >= z_reject)
-                undecided &= (z < z_reject) & (z >= z_keep)
-                ii, jj = np.nonzero(undecided)
+                    z = np.where(se > 0, d / se, np.inf)
+                doubt = undecided[sub]
+                certain[sub] |= doubt & (z >= z_reject)
+                doubt &= (z < z_reject) & (z >= z_keep)
+                ii, jj = np.nonzero(doubt)
                 if len(ii):
-                    p = _two_sided(distance[ii, jj], se[ii, jj])
-                    kept.setdefault(bi, []).append((rows[ii].astype(np.int32), p, sign[ii, jj]))
-                    kept.setdefault(bj, []).append((cols[jj].astype(np.int32), p, -sign[ii, jj]))
+                    p = _two_sided(d[ii, jj], se[ii, jj])
+                    s_ij = sign[r[ii], c[jj]]
+                    kept.setdefault(bi, []).append((rows[r[ii]].astype(np.int32), p, s_ij))
+                    kept.setdefault(bj, []).append((cols[c[jj]].astype(np.int32), p, -s_ij))
             up, down = certain & (sign > 0), certain & (sign < 0)
-            np.add.at(better, rows, up.sum(axis=1))
-            np.add.at(worse, rows, down.sum(axis=1))
-            np.add.at(better, cols, down.sum(axis=0))  # i above j: i is better than j
-            np.add.at(worse, cols, up.sum(axis=0))
+            better[rows] += up.sum(axis=1)  # a block's runs are distinct: no index repeats
+            worse[rows] += down.sum(axis=1)
+            better[cols] += down.sum(axis=0)  # i above j: i is better than j
+            worse[cols] += up.sum(axis=0)
         centred_blocks.pop(bi, None)
         if bi in kept:
             _holm_kept(kept.pop(bi), better, worse, m, alpha)
@@ -328,6 +345,16 @@ def _holm_kept(
     run = np.concatenate([part[0] for part in parts])
     p = np.concatenate([part[1] for part in parts])
     s = np.concatenate([part[2] for part in parts])
+    # A kept p-value takes a place below ``certain + kept`` of its run, where Holm asks
+    # ``(m − place)·p ≤ α``: one failing that at the last place, ``m − certain − kept + 1``, fails
+    # at every place (rounding is monotone), and every p-value sorting after it is larger — so it
+    # is dropped before sorting, and the others keep their places (most kept pairs, on a large board).
+    kept_per_run = np.bincount(run, minlength=len(better))
+    last = (m - (better + worse) - kept_per_run + 1)[run]
+    maybe = np.minimum(1.0, last * p) <= alpha
+    run, p, s = run[maybe], p[maybe], s[maybe]
+    if not len(run):
+        return
     by = np.lexsort((p, run))
     run, p, s = run[by], p[by], s[by]
     first = np.r_[0, np.flatnonzero(np.diff(run)) + 1]
