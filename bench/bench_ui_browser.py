@@ -526,8 +526,8 @@ def report_facts(facts: dict[int, dict[str, dict[str, float]]]) -> None:
 
 
 def report(results: dict[int, dict[str, Summary]], repeat: int) -> None:
-    width = 16
     steps = (*STEPS, *EXTRAS)
+    width = max(16, *(len(step) + 2 for step in steps))
     print(f"\nBrowser bench (headless chromium; median of {repeat}; seconds / data KB received)")
     for name in next(iter(results.values())):
         print(f"\n[{name}]")
@@ -537,30 +537,30 @@ def report(results: dict[int, dict[str, Summary]], repeat: int) -> None:
     largest = max(results)
     summary = results[largest][CURRENT]
     print(f"\nN = {largest:,}, {CURRENT}: ratio to target (≤ 1 meets it)")
-    print(f"{'step':<18}{'time':>9}{'target':>9}{'ratio':>8}{'data KB':>10}{'ratio':>8}{'assets KB':>11}")
+    print(f"{'step':<25}{'time':>9}{'target':>9}{'ratio':>8}{'data KB':>10}{'ratio':>8}{'assets KB':>11}")
     for step in STEPS:
         if step not in summary:
             continue
         row = summary[step]
         print(
-            f"{step:<18}{row['median_s']:>8.2f}s{TARGET_S[step]:>8.1f}s{row['median_s'] / TARGET_S[step]:>8.2f}"
+            f"{step:<25}{row['median_s']:>8.2f}s{TARGET_S[step]:>8.1f}s{row['median_s'] / TARGET_S[step]:>8.2f}"
             f"{row['data_kb']:>10.1f}{row['data_kb'] / TARGET_DATA_KB:>8.2f}{row['assets_kb']:>11.1f}"
         )
     print(
-        f"{FIRST_CHART:<18}{summary[FIRST_CHART]['median_s']:>8.2f}s  (opening the task page to its heatmap "
+        f"{FIRST_CHART:<25}{summary[FIRST_CHART]['median_s']:>8.2f}s  (opening the task page to its heatmap "
         "drawn: plotly's one-time start in a page, the same at every N; not an interaction)"
     )
     if BASELINE in results[largest]:
         old = results[largest][BASELINE]
         print(f"\nN = {largest:,}: {CURRENT} / {BASELINE}, measured side by side (< 1 is faster or smaller)")
-        print(f"{'step':<18}{'time':>9}{'data':>9}")
+        print(f"{'step':<25}{'time':>9}{'data':>9}")
         for step in steps:
             if step in old and step in summary:
                 time_ratio = summary[step]["median_s"] / old[step]["median_s"]
                 data_ratio = (
                     summary[step]["data_kb"] / old[step]["data_kb"] if old[step]["data_kb"] else float("nan")
                 )
-                print(f"{step:<18}{time_ratio:>9.2f}{data_ratio:>9.2f}")
+                print(f"{step:<25}{time_ratio:>9.2f}{data_ratio:>9.2f}")
 
 
 def main() -> None:
