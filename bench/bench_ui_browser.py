@@ -594,6 +594,9 @@ def main() -> None:
                 )
                 facts[models][CURRENT]["bench_s"] = time.monotonic() - started
                 print(f"N = {models:,} done in {time.monotonic() - started:.0f} s", flush=True)
+                if len(args.models) > 1:  # each size's figures as soon as they are measured
+                    report({models: results[models]}, args.repeat)
+                    report_facts({models: facts[models]})
         finally:
             browser.close()
     report(results, args.repeat)
