@@ -42,6 +42,9 @@ their draws (``draws_key``): the same items and resamples.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -199,12 +202,45 @@ def assign_tiers(entries: Sequence[TierEntry], alpha: float = DEFAULT_ALPHA) -> 
     )
     draws = np.stack([np.asarray(d, dtype=dtype) for d, _ in chosen])
     alt = np.stack([np.asarray(d if a is None else a, dtype=dtype) for d, a in chosen])
-    better, worse = significance_counts(draws, alt, alpha)
+    better, worse = _counts_once(draws, alt, alpha)
     for row, i in enumerate(ranked):
         results[i] = TierResult(
             entries[i].key, int(better[row]) + 1, int(better[row]), int(worse[row]), len(ranked)
         )
     return tuple(results)
+
+
+#: The latest boards' counts, by a digest of their draws: a re-read whose changes leave a setting's
+#: runs and draws as they were (a new run of the other setting, a metadata fix) gets that setting's
+#: tiers back without their pairs tested again.  A few entries of ``2 × N`` integers each.
+COUNTS_KEPT = 8
+_counts: OrderedDict[bytes, tuple[NDArray[np.int64], NDArray[np.int64]]] = OrderedDict()
+_counts_lock = threading.Lock()
+
+
+def _counts_once(
+    draws: NDArray[np.floating], alt: NDArray[np.floating], alpha: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`significance_counts`, or its result for the same draws and ``alpha`` kept from an
+    earlier call (the same inputs: the same counts)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for matrix in (draws, alt):
+        matrix = np.ascontiguousarray(matrix)
+        digest.update(f"{matrix.dtype.str}{matrix.shape}".encode())
+        digest.update(matrix.data)
+    digest.update(repr(float(alpha)).encode())
+    key = digest.digest()
+    with _counts_lock:
+        if key in _counts:
+            _counts.move_to_end(key)
+            better, worse = _counts[key]
+            return better.copy(), worse.copy()
+    better, worse = significance_counts(draws, alt, alpha)
+    with _counts_lock:
+        _counts[key] = (better.copy(), worse.copy())
+        while len(_counts) > COUNTS_KEPT:
+            _counts.popitem(last=False)
+    return better, worse
 
 
 def _is_float32(values: object) -> bool:
