@@ -6,6 +6,11 @@ For each N (default 10, 100, 1,000 synthetic models × both settings, the store 
 times in a fresh browser context (Debian chromium, headless, cold cache):
 
 * **first render** — from navigation to the ranking's rows on screen (the app's ready mark);
+* **first visit after start** — the same for the first visitor of a server that has just said it
+  runs (measured once per app and N: each app is started alone, visited at once, then warmed);
+* **custom average** (one task picked, a task no earlier visit picked: the view computed, not
+  a kept render), **complete only**, **chat only** (model kind), **org best-of-N** — the
+  issue-32 views, each switched on from the plain ranking;
 * **switch 0→5-shot**, **filter** (model type), **search** (the last keystroke of a model
   name), **sort** (by model name) — from the click or key to the new rows and address;
 * **open a task** (the Tasks tab), **change task** (TE → SA), **open a model** (a click on
@@ -65,15 +70,25 @@ from _common import REPO_ROOT as REPO
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 FIRST_RENDER = "first render"
+FIRST_VISIT = "first visit after start"
 FIRST_CHART = "first chart"
 TASK_BY_URL = "task page by URL"
 PLOTS = "plots tab"
+CUSTOM_AVERAGE = "custom average"
+COMPLETE_ONLY = "complete only"
+KINDS = "chat only"
+ORG_BEST = "org best-of-N"
 STEPS = (
     FIRST_RENDER,
+    FIRST_VISIT,
     "switch 0→5-shot",
     "filter",
     "search",
     "sort",
+    CUSTOM_AVERAGE,
+    COMPLETE_ONLY,
+    KINDS,
+    ORG_BEST,
     "open a task",
     "change task",
     TASK_BY_URL,
@@ -83,7 +98,7 @@ STEPS = (
 )
 #: Reported beside the steps: the one-time cost of the plotting library, not an interaction.
 EXTRAS = (FIRST_CHART,)
-TARGET_S = {step: 2.0 if step in (FIRST_RENDER, TASK_BY_URL, PLOTS) else 1.0 for step in STEPS}
+TARGET_S = {step: 2.0 if step in (FIRST_RENDER, FIRST_VISIT, TASK_BY_URL, PLOTS) else 1.0 for step in STEPS}
 #: Store read (from contents.parquet) target, and the server's memory target (issue 32).
 TARGET_READ_S = 5.0
 TARGET_RSS_MB = 1024.0
@@ -201,16 +216,55 @@ def _settle(page, condition: str) -> None:
     page.wait_for_timeout(300)
 
 
-def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
-    """One visitor in a fresh context: the first render, then every interaction once."""
+READY = f"document.body.dataset.evalitaReady === '1' && {_rows('ranking-table')}"
+#: The custom average's task, one per visit (``(abbrev, id)``): each visit asks for a set of
+#: tasks no earlier visit asked for, so the step times the view's computation, not a cached render.
+CUSTOM_TASKS = (
+    ("TE", "te"),
+    ("SA", "sa"),
+    ("HS", "hs"),
+    ("AT", "at"),
+    ("WIC", "wic"),
+    ("FAQ", "faq"),
+    ("LS", "ls"),
+    ("SUM", "sum"),
+    ("NER", "ner"),
+    ("REL", "re"),
+)
+
+
+def _views_steps(page, meter: Meter, visit: int, out: dict[str, tuple[float, dict[str, int]]]) -> None:
+    """The issue-32 views, each switched on from the plain ranking and off again: a custom average
+    over one task (a task no earlier visit picked), complete results only, chat models only, each
+    organisation's best run."""
+    page.locator("#ranking-views").get_by_text("Custom average, complete results").first.click()
+    abbrev, task_id = CUSTOM_TASKS[visit % len(CUSTOM_TASKS)]
+    pick = page.locator("#ranking-avg-tasks").get_by_text(abbrev, exact=True)
+    out[CUSTOM_AVERAGE] = _measure(
+        page, meter, pick.click, f"{_address('avg_tasks=' + task_id)} && {_rows('ranking-table')}"
+    )
+    pick.click()
+    _settle(page, f"!{_address('avg_tasks=')} && {_rows('ranking-table')}")
+    for step, control, shown in (
+        (COMPLETE_ONLY, page.locator("#ranking-complete input"), "complete=1"),
+        (KINDS, page.locator("#ranking-kinds").get_by_text("chat / instruct", exact=True), "kinds=chat"),
+        (ORG_BEST, page.locator("#ranking-org-best input"), "org_best=1"),
+    ):
+        out[step] = _measure(page, meter, control.click, f"{_address(shown)} && {_rows('ranking-table')}")
+        control.click()
+        _settle(page, f"!{_address(shown)} && {_rows('ranking-table')}")
+
+
+def session(browser, url: str, visit: int = 0) -> dict[str, tuple[float, dict[str, int]]]:
+    """One visitor in a fresh context: the first render, then every interaction once (``visit``:
+    this visitor's number, which picks its custom average's task)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     meter = Meter()
     meter.attach(context.new_cdp_session(page))
     out: dict[str, tuple[float, dict[str, int]]] = {}
-    ready = f"document.body.dataset.evalitaReady === '1' && {_rows('ranking-table')}"
-    out[FIRST_RENDER] = _first_render(page, meter, url, ready)
+    out[FIRST_RENDER] = _first_render(page, meter, url, READY)
     page.wait_for_timeout(500)
 
     out["switch 0→5-shot"] = _measure(
@@ -235,6 +289,9 @@ def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
     box.press("Control+a")
     box.press("Space")  # a character key: the baseline's search box ignores Backspace
     _settle(page, "document.querySelectorAll('#ranking-table .virtual-row').length > 1")
+
+    if page.locator("#ranking-views").count():  # an app without the issue-32 views skips them
+        _views_steps(page, meter, visit, out)
 
     if page.locator("#ranking-sort").count():  # an app without a sort control (the baseline) skips it
         page.locator("#ranking-sort input").click()
@@ -296,13 +353,30 @@ def session(browser, url: str) -> dict[str, tuple[float, dict[str, int]]]:
     return out
 
 
+def first_visit(browser, url: str) -> tuple[float, dict[str, int]]:
+    """The first visitor of a server that has just said it runs: from navigation to the ranking's
+    rows painted, however long its start-up work (store read, tiers, views) makes it wait."""
+    global TIMEOUT_MS
+    saved, TIMEOUT_MS = TIMEOUT_MS, WARM_TIMEOUT_MS
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WARM_TIMEOUT_MS)
+        meter = Meter()
+        meter.attach(context.new_cdp_session(page))
+        return _first_render(page, meter, url, READY)
+    finally:
+        context.close()
+        TIMEOUT_MS = saved
+
+
 def warm_up(browser, url: str) -> None:
     """One unmeasured visit: the server reads and scores the store, and every view the sessions
     open is computed once (each app's own caches, as after its first visitors)."""
     global TIMEOUT_MS
     saved, TIMEOUT_MS = TIMEOUT_MS, WARM_TIMEOUT_MS
     try:
-        session(browser, url)
+        session(browser, url, visit=0)
     finally:
         TIMEOUT_MS = saved
 
@@ -392,16 +466,19 @@ def bench(
     the same load on the machine.  Returns each app's steps and its memory and cold start."""
     data = store_for(models, cache)
     facts = {name: cold_start(app_dir, data) for name, app_dir in apps.items()}
-    servers = {
-        name: serve(app_dir, data, root / f"app-{name}-{models}.log") for name, app_dir in apps.items()
-    }
+    servers: dict[str, tuple[subprocess.Popen, str]] = {}
     runs: dict[str, list[Measures]] = {name: [] for name in apps}
+    first: dict[str, tuple[float, dict[str, int]]] = {}
     try:
-        for _, url in servers.values():
-            warm_up(browser, url)
-        for _ in range(repeat):
+        # One app started at a time, its first visitor sent as soon as it says it runs (the
+        # other app, if started, idle by then: its own first visit and warm-up are done).
+        for name, app_dir in apps.items():
+            servers[name] = serve(app_dir, data, root / f"app-{name}-{models}.log")
+            first[name] = first_visit(browser, servers[name][1])
+            warm_up(browser, servers[name][1])
+        for visit in range(1, repeat + 1):
             for name, (_, url) in servers.items():
-                runs[name].append(session(browser, url))
+                runs[name].append({**session(browser, url, visit), FIRST_VISIT: first[name]})
         for name, (proc, _) in servers.items():
             facts[name].update(rss_mb(proc.pid))
     finally:
@@ -449,8 +526,8 @@ def report_facts(facts: dict[int, dict[str, dict[str, float]]]) -> None:
 
 
 def report(results: dict[int, dict[str, Summary]], repeat: int) -> None:
-    width = 16
     steps = (*STEPS, *EXTRAS)
+    width = max(16, *(len(step) + 2 for step in steps))
     print(f"\nBrowser bench (headless chromium; median of {repeat}; seconds / data KB received)")
     for name in next(iter(results.values())):
         print(f"\n[{name}]")
@@ -460,28 +537,30 @@ def report(results: dict[int, dict[str, Summary]], repeat: int) -> None:
     largest = max(results)
     summary = results[largest][CURRENT]
     print(f"\nN = {largest:,}, {CURRENT}: ratio to target (≤ 1 meets it)")
-    print(f"{'step':<18}{'time':>9}{'target':>9}{'ratio':>8}{'data KB':>10}{'ratio':>8}{'assets KB':>11}")
+    print(f"{'step':<25}{'time':>9}{'target':>9}{'ratio':>8}{'data KB':>10}{'ratio':>8}{'assets KB':>11}")
     for step in STEPS:
+        if step not in summary:
+            continue
         row = summary[step]
         print(
-            f"{step:<18}{row['median_s']:>8.2f}s{TARGET_S[step]:>8.1f}s{row['median_s'] / TARGET_S[step]:>8.2f}"
+            f"{step:<25}{row['median_s']:>8.2f}s{TARGET_S[step]:>8.1f}s{row['median_s'] / TARGET_S[step]:>8.2f}"
             f"{row['data_kb']:>10.1f}{row['data_kb'] / TARGET_DATA_KB:>8.2f}{row['assets_kb']:>11.1f}"
         )
     print(
-        f"{FIRST_CHART:<18}{summary[FIRST_CHART]['median_s']:>8.2f}s  (opening the task page to its heatmap "
+        f"{FIRST_CHART:<25}{summary[FIRST_CHART]['median_s']:>8.2f}s  (opening the task page to its heatmap "
         "drawn: plotly's one-time start in a page, the same at every N; not an interaction)"
     )
     if BASELINE in results[largest]:
         old = results[largest][BASELINE]
         print(f"\nN = {largest:,}: {CURRENT} / {BASELINE}, measured side by side (< 1 is faster or smaller)")
-        print(f"{'step':<18}{'time':>9}{'data':>9}")
+        print(f"{'step':<25}{'time':>9}{'data':>9}")
         for step in steps:
             if step in old and step in summary:
                 time_ratio = summary[step]["median_s"] / old[step]["median_s"]
                 data_ratio = (
                     summary[step]["data_kb"] / old[step]["data_kb"] if old[step]["data_kb"] else float("nan")
                 )
-                print(f"{step:<18}{time_ratio:>9.2f}{data_ratio:>9.2f}")
+                print(f"{step:<25}{time_ratio:>9.2f}{data_ratio:>9.2f}")
 
 
 def main() -> None:
@@ -509,10 +588,15 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             for models in args.models:
+                started = time.monotonic()
                 results[models], facts[models] = bench(
                     models, args.repeat, browser, Path(tmp), apps, args.store_cache.resolve()
                 )
-                print(f"N = {models:,} done", flush=True)
+                facts[models][CURRENT]["bench_s"] = time.monotonic() - started
+                print(f"N = {models:,} done in {time.monotonic() - started:.0f} s", flush=True)
+                if len(args.models) > 1:  # each size's figures as soon as they are measured
+                    report({models: results[models]}, args.repeat)
+                    report_facts({models: facts[models]})
         finally:
             browser.close()
     report(results, args.repeat)

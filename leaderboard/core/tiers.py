@@ -42,6 +42,9 @@ their draws (``draws_key``): the same items and resamples.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -199,12 +202,45 @@ def assign_tiers(entries: Sequence[TierEntry], alpha: float = DEFAULT_ALPHA) -> 
     )
     draws = np.stack([np.asarray(d, dtype=dtype) for d, _ in chosen])
     alt = np.stack([np.asarray(d if a is None else a, dtype=dtype) for d, a in chosen])
-    better, worse = significance_counts(draws, alt, alpha)
+    better, worse = _counts_once(draws, alt, alpha)
     for row, i in enumerate(ranked):
         results[i] = TierResult(
             entries[i].key, int(better[row]) + 1, int(better[row]), int(worse[row]), len(ranked)
         )
     return tuple(results)
+
+
+#: The latest boards' counts, by a digest of their draws: a re-read whose changes leave a setting's
+#: runs and draws as they were (a new run of the other setting, a metadata fix) gets that setting's
+#: tiers back without their pairs tested again.  A few entries of ``2 × N`` integers each.
+COUNTS_KEPT = 8
+_counts: OrderedDict[bytes, tuple[NDArray[np.int64], NDArray[np.int64]]] = OrderedDict()
+_counts_lock = threading.Lock()
+
+
+def _counts_once(
+    draws: NDArray[np.floating], alt: NDArray[np.floating], alpha: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`significance_counts`, or its result for the same draws and ``alpha`` kept from an
+    earlier call (the same inputs: the same counts)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for matrix in (draws, alt):
+        matrix = np.ascontiguousarray(matrix)
+        digest.update(f"{matrix.dtype.str}{matrix.shape}".encode())
+        digest.update(matrix.data)
+    digest.update(repr(float(alpha)).encode())
+    key = digest.digest()
+    with _counts_lock:
+        if key in _counts:
+            _counts.move_to_end(key)
+            better, worse = _counts[key]
+            return better.copy(), worse.copy()
+    better, worse = significance_counts(draws, alt, alpha)
+    with _counts_lock:
+        _counts[key] = (better.copy(), worse.copy())
+        while len(_counts) > COUNTS_KEPT:
+            _counts.popitem(last=False)
+    return better, worse
 
 
 def _is_float32(values: object) -> bool:
@@ -279,8 +315,17 @@ def significance_counts(
     # (and its kept pairs dropped) once its row of blocks is done.
     kept: dict[int, list[tuple[NDArray[np.int32], NDArray[np.float64], NDArray[np.int8]]]] = {}
     for bi, rows in enumerate(blocks):
+        sd_rows, top_rows = float(sd[rows].max()), float(c_high[rows].max())
         for bj in range(bi, len(blocks)):
             cols = blocks[bj]
+            if bj > bi:
+                # Every column run above every row run by at least the widest pair's certain
+                # gap: the whole block is certain (what the pair by pair test below finds).
+                gap = float(c_low[cols].min()) - top_rows
+                if gap > 0 and gap >= z_reject * (sd_rows + float(sd[cols].max())):
+                    better[rows] += len(cols)
+                    worse[cols] += len(rows)
+                    continue
             # A = j (columns), B = i (rows), as in significance_matrix: sign +1 when j is above i.
             low = c_low[None, cols] - c_high[rows, None]
             high = c_high[None, cols] - c_low[rows, None]
@@ -292,23 +337,31 @@ def significance_counts(
             certain = pair & (sign != 0) & (distance >= z_reject * (sd[rows, None] + sd[None, cols]))
             undecided = pair & (sign != 0) & ~certain
             if undecided.any():
-                cov = centred(bi) @ centred(bj).T / (b - 1)
-                se = np.sqrt(np.maximum(var[rows, None] + var[None, cols] - 2.0 * cov, 0.0))
+                # Covariances of the rows and columns with a pair in doubt only (a band along the
+                # centre order: often a corner of the block).
+                r = np.flatnonzero(undecided.any(axis=1))
+                c = np.flatnonzero(undecided.any(axis=0))
+                sub = np.ix_(r, c)
+                cov = centred(bi)[r] @ centred(bj)[c].T / (b - 1)
+                se = np.sqrt(np.maximum(var[rows[r], None] + var[None, cols[c]] - 2.0 * cov, 0.0))
                 del cov
+                d = distance[sub]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    z = np.where(se > 0, distance / se, np.inf)
-                certain |= undecided & (z >= z_reject)
-                undecided &= (z < z_reject) & (z >= z_keep)
-                ii, jj = np.nonzero(undecided)
+                    z = np.where(se > 0, d / se, np.inf)
+                doubt = undecided[sub]
+                certain[sub] |= doubt & (z >= z_reject)
+                doubt &= (z < z_reject) & (z >= z_keep)
+                ii, jj = np.nonzero(doubt)
                 if len(ii):
-                    p = _two_sided(distance[ii, jj], se[ii, jj])
-                    kept.setdefault(bi, []).append((rows[ii].astype(np.int32), p, sign[ii, jj]))
-                    kept.setdefault(bj, []).append((cols[jj].astype(np.int32), p, -sign[ii, jj]))
+                    p = _two_sided(d[ii, jj], se[ii, jj])
+                    s_ij = sign[r[ii], c[jj]]
+                    kept.setdefault(bi, []).append((rows[r[ii]].astype(np.int32), p, s_ij))
+                    kept.setdefault(bj, []).append((cols[c[jj]].astype(np.int32), p, -s_ij))
             up, down = certain & (sign > 0), certain & (sign < 0)
-            np.add.at(better, rows, up.sum(axis=1))
-            np.add.at(worse, rows, down.sum(axis=1))
-            np.add.at(better, cols, down.sum(axis=0))  # i above j: i is better than j
-            np.add.at(worse, cols, up.sum(axis=0))
+            better[rows] += up.sum(axis=1)  # a block's runs are distinct: no index repeats
+            worse[rows] += down.sum(axis=1)
+            better[cols] += down.sum(axis=0)  # i above j: i is better than j
+            worse[cols] += up.sum(axis=0)
         centred_blocks.pop(bi, None)
         if bi in kept:
             _holm_kept(kept.pop(bi), better, worse, m, alpha)
@@ -328,6 +381,16 @@ def _holm_kept(
     run = np.concatenate([part[0] for part in parts])
     p = np.concatenate([part[1] for part in parts])
     s = np.concatenate([part[2] for part in parts])
+    # A kept p-value takes a place below ``certain + kept`` of its run, where Holm asks
+    # ``(m − place)·p ≤ α``: one failing that at the last place, ``m − certain − kept + 1``, fails
+    # at every place (rounding is monotone), and every p-value sorting after it is larger — so it
+    # is dropped before sorting, and the others keep their places (most kept pairs, on a large board).
+    kept_per_run = np.bincount(run, minlength=len(better))
+    last = (m - (better + worse) - kept_per_run + 1)[run]
+    maybe = np.minimum(1.0, last * p) <= alpha
+    run, p, s = run[maybe], p[maybe], s[maybe]
+    if not len(run):
+        return
     by = np.lexsort((p, run))
     run, p, s = run[by], p[by], s[by]
     first = np.r_[0, np.flatnonzero(np.diff(run)) + 1]

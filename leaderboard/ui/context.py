@@ -85,9 +85,14 @@ class AppContext:
     _status: tuple[StoreResults, datetime | None, str] | None = field(default=None, repr=False)
     _queue_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _warming: threading.Thread | None = field(default=None, repr=False)
+    #: Called at the end of each warm-up, in its thread, once the tracks' views are built (the
+    #: page renders the views most visitors open first: :meth:`leaderboard.ui.page.Page.warm_renders`).
+    after_warm: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _model_resolver: ModelResolver | None = field(default=None, repr=False)
     _identifier: SubmitterIdentifier | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: Serialises the tracks' view builds (``snapshot``): one build per results version.
+    _snapshot_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: Serialises store reads (held during I/O); ``_lock`` only guards the swap.
     _reload_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -112,19 +117,28 @@ class AppContext:
         return self._store
 
     def snapshot(self, track: str) -> Any:
-        """``track``'s view of the latest read (its spec's ``snapshot``), built once per results version."""
+        """``track``'s view of the latest read (its spec's ``snapshot``), built once per results version.
+
+        One build at a time: a visitor arriving while the warm-up builds the view waits for that
+        view (and the tables it computes) rather than build a second one and compute them again.
+        """
         store = self.store()
         with self._lock:
             view = self._views.get(track)
             if view is not None and self._store is store:
                 return view
-        build = self.registry.spec(track).load("snapshot")
-        if build is None:
-            raise LookupError(f"the {track} track has no snapshot view")
-        view = build(store)
-        with self._lock:
-            if self._store is store:  # not replaced by a newer read meanwhile
-                self._views[track] = view
+        with self._snapshot_lock:
+            with self._lock:
+                view = self._views.get(track)
+                if view is not None and self._store is store:
+                    return view
+            build = self.registry.spec(track).load("snapshot")
+            if build is None:
+                raise LookupError(f"the {track} track has no snapshot view")
+            view = build(store)
+            with self._lock:
+                if self._store is store:  # not replaced by a newer read meanwhile
+                    self._views[track] = view
         return view
 
     def track_records(self, track: str) -> Mapping[str, Any]:
@@ -156,6 +170,8 @@ class AppContext:
                     view = self.snapshot(spec.name)
                     if hasattr(view, "warm"):
                         view.warm()
+            for hook in list(self.after_warm):
+                hook()
         except Exception:  # a background task: log it; the next request retries and reports
             logger.exception("warming the results snapshot failed")
 

@@ -133,6 +133,7 @@ class Page:
         self.tabbar: gr.Tabs | None = None
         self._pending: list[Callable[[], None]] | None = []
         self.renders = RenderCache()
+        ctx.after_warm.append(self.warm_renders)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -407,6 +408,22 @@ class Page:
             values[parts.outputs[name]] = value
             digests[parts.outputs[name]] = shared.digests[name]
         return self._send(session, values, digests, served=(shared, parts.outputs))
+
+    def warm_renders(self) -> None:
+        """Render each shared tab's plain view and its :attr:`~leaderboard.ui.tab.Tab.warm_queries`
+        for the current results version, in the order the tabs are laid out (the default tab
+        first): the first visitors of a version are then served kept renders."""
+        for tab in self.tabs.values():
+            if not tab.shared_render:
+                continue
+            for query in ({}, *tab.warm_queries):
+                state, _ = PageState.from_query(
+                    {**query, "tab": tab.id}, tabs=self.tabs, extra_fields=self.url_fields
+                )
+                try:
+                    self.render(tab, state)
+                except Exception:  # a background task: log it; a visitor's render reports it
+                    logger.exception("warming the %s tab's view %s failed", tab.id, query)
 
     def render(self, tab: Tab, state: PageState) -> SharedRender:
         """``tab``'s render of ``state``: shared by every visitor when the tab allows it."""

@@ -67,6 +67,9 @@ class Tab(ABC):
     #: ``render`` depends only on the results version and the state: rendered once per pair and
     #: shared by every visitor (:mod:`leaderboard.ui.render_cache`).
     shared_render: ClassVar[bool] = False
+    #: Link queries (without ``tab``) of this tab's views rendered at each warm-up, before any
+    #: visitor asks (a shared tab's plain view always is): the views most visitors open first.
+    warm_queries: ClassVar[tuple[Mapping[str, str], ...]] = ()
 
     @abstractmethod
     def build(self, page: Page) -> TabParts:

@@ -197,6 +197,8 @@ class RankingTab(Tab):
     #: Evalita's link fields (:mod:`leaderboard.tracks.evalita.app.link`), shared by its tabs.
     url_fields: ClassVar[Mapping[str, UrlField]] = URL_FIELDS
     shared_render = True
+    #: The other setting too: most visitors' second view (the plain one is warmed anyway).
+    warm_queries: ClassVar[tuple[Mapping[str, str], ...]] = ({"setting": Setting.FIVE.value},)
     apis: ClassVar[Mapping[str, Api]] = MappingProxyType({"ranking": RANKING_API})
 
     def __init__(self) -> None:

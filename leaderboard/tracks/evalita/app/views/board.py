@@ -36,10 +36,13 @@ class Board:
     loaded: LoadedResults
     #: The boards of this snapshot by metric set, shared by all of them (this one included).
     _family: dict[MetricSet, Board] = field(default_factory=dict, repr=False)
-    _rows: dict[int, pd.DataFrame] = field(default_factory=dict, repr=False)
-    _prompts: dict[tuple[str, int, bool], pd.DataFrame] = field(default_factory=dict, repr=False)
-    _choices: list[tuple[str, str]] | None = field(default=None, repr=False)
+    #: Tables computed once per snapshot (rankings, prompt tables, choices), by key.
+    _tables: dict[tuple, object] = field(default_factory=dict, repr=False)
+    #: Keys of ``_tables`` being computed: a second caller waits for the first's result.
+    _computing: dict[tuple, threading.Event] = field(default_factory=dict, repr=False)
     _memo: dict[tuple, object] = field(default_factory=dict, repr=False)
+    #: Guards the dictionaries only: no computation runs under it (a visitor's lookup never
+    #: waits for the warm-up's ranking of another setting).
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -84,31 +87,49 @@ class Board:
         One :func:`tables.ranking_table` call: it ranks comparable runs only, so its rank is
         the rank of the comparable-only table (a sample or limited run never takes a place).
         """
-        with self._lock:
-            if num_fewshot not in self._rows:
-                rows = tables.ranking_table(self.loaded, num_fewshot, include_noncomparable=True)
-                rows["comparable"] = (
-                    rows["comparable"].fillna(False).astype(bool)
-                )  # a bool column even when empty
-                self._rows[num_fewshot] = rows.rename(columns={RANK_COLUMN: "_rank"})
-            return self._rows[num_fewshot]
+
+        def compute() -> pd.DataFrame:
+            rows = tables.ranking_table(self.loaded, num_fewshot, include_noncomparable=True)
+            rows["comparable"] = (
+                rows["comparable"].fillna(False).astype(bool)
+            )  # a bool column even when empty
+            return rows.rename(columns={RANK_COLUMN: "_rank"})
+
+        return self._once(("rows", num_fewshot), compute)
 
     def prompt_rows(self, task_id: str, num_fewshot: int, include_noncomparable: bool) -> pd.DataFrame:
         """``tables.prompt_table`` of this snapshot, computed once per (task, setting, scope)."""
-        key = (task_id, num_fewshot, include_noncomparable)
-        with self._lock:
-            if key not in self._prompts:
-                self._prompts[key] = tables.prompt_table(
-                    self.loaded, task_id, num_fewshot, include_noncomparable
-                )
-            return self._prompts[key]
+        return self._once(
+            ("prompts", task_id, num_fewshot, include_noncomparable),
+            lambda: tables.prompt_table(self.loaded, task_id, num_fewshot, include_noncomparable),
+        )
 
     def choices(self) -> list[tuple[str, str]]:
         """:func:`run_choices`, computed once per snapshot."""
-        with self._lock:
-            if self._choices is None:
-                self._choices = _run_choices(self.runs)
-            return self._choices
+        return self._once(("choices",), lambda: _run_choices(self.runs))
+
+    def _once(self, key: tuple, compute: Callable[[], T]) -> T:
+        """``compute()`` once per snapshot and ``key``, outside the lock: a caller asking for a
+        table being computed waits for that computation (one flight per key), a caller asking
+        for another table does not wait at all."""
+        while True:
+            with self._lock:
+                if key in self._tables:
+                    return self._tables[key]  # type: ignore[return-value]
+                running = self._computing.get(key)
+                if running is None:
+                    running = self._computing[key] = threading.Event()
+                    break
+            running.wait()  # then read its result (or compute it, if that computation failed)
+        try:
+            value = compute()
+            with self._lock:
+                self._tables[key] = value
+            return value
+        finally:
+            with self._lock:
+                del self._computing[key]
+            running.set()
 
     def choice_keys(self) -> frozenset[str]:
         """The keys of :meth:`choices`, as a set (a link's run is checked against it)."""

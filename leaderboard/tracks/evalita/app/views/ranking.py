@@ -25,7 +25,6 @@ from leaderboard.tracks.evalita.app.views.labels import (
     META_COLUMNS,
     SIZE_BUCKETS,
     RankingFilters,
-    _spread,
     column_label,
 )
 from leaderboard.tracks.evalita.definition import SUITE, TASK_IDS, TASKS
@@ -419,10 +418,30 @@ def sensitivity_data(board: Board, num_fewshot: int, show_noncomparable: bool = 
 
 def _sensitivity(board: Board, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
     rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
-    records = []
-    for _, row in rows.iterrows():
-        for task in SUITE:
-            spread = _spread(row, task.id)
-            if spread is not None:
-                records.append({"Task": task.abbrev, "Model": row["model"], "Spread": spread})
-    return _frame(records, ["Task", "Model", "Spread"])
+    headers = ["Task", "Model", "Spread"]
+    if rows.empty:
+        return _frame([], headers)
+    # One (runs × tasks) matrix of each run's spread (NaN: none), read row by row as a record per
+    # run and task would be: run by run, tasks in suite order (``_spread`` of each cell).
+    columns = [task_column(task.id, Aggregate.SPREAD) for task in SUITE]
+    spread = np.column_stack(
+        [
+            pd.to_numeric(rows[column], errors="coerce").to_numpy(dtype=np.float64)
+            if column in rows.columns
+            else np.full(len(rows), np.nan)
+            for column in columns
+        ]
+    )
+    run, task = np.nonzero(~np.isnan(spread))
+    if not len(run):
+        return _frame([], headers)
+    abbrevs = np.array([t.abbrev for t in SUITE], dtype=object)
+    return pd.DataFrame(
+        {
+            "Task": abbrevs[task],
+            "Model": rows["model"].to_numpy(dtype=object)[run],
+            # ``_num``'s rounding (Python's, not numpy's: the same two decimals as before).
+            "Spread": [round(float(v), 2) for v in spread[run, task]],
+        },
+        columns=headers,
+    )
