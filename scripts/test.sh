@@ -2,8 +2,9 @@
 # The whole test suite: set-up (incl. chromium for the browser tests), lint, pytest.
 #   scripts/test.sh [pytest args…]
 # pytest runs on two processes (pytest-xdist), each test file whole on one of them (its module
-# fixtures built once), files handed out in collection order, so each process runs its files in
-# the serial order (a session fixture is built by each process that uses it).  `-n 0`: serially.
+# fixtures built once), the longest files handed out first so both end together (the list and why:
+# tests/support/schedule.py; a session fixture is built by each process that uses it, unless it
+# shares its result through a file, as tests/support/shared.py does).  `-n 0`: serially, in pytest's order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser

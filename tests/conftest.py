@@ -34,3 +34,15 @@ def toy_track(monkeypatch: pytest.MonkeyPatch):
     yield track_registry().spec("toy")
     monkeypatch.delenv(EXTRA_TRACKS_ENV)
     track_registry.cache_clear()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the longest files first, so the two workers end together (tests/support/schedule.py).
+
+    Every worker collects, and must collect the same order (xdist checks): the order is a pure
+    function of the node ids.  A serial run (``-n 0``) keeps pytest's own order.
+    """
+    if hasattr(config, "workerinput"):
+        from tests.support.schedule import longest_first
+
+        items[:] = longest_first(items, lambda item: item.nodeid)

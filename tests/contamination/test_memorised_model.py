@@ -74,7 +74,9 @@ def test_a_model_that_memorised_the_set_in_order_is_flagged_and_its_untrained_co
     (data / "te" / "test.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     clean = build_tiny_model(tmp_path / "clean")
     trained = build_tiny_model(tmp_path / "trained")
-    _train(trained, SEPARATOR.join(lines), steps=150)
+    # 80 steps (was 150: half the test's time): p ≈ 0.0015 with one torch thread, seven times under the
+    # threshold; 20 steps already fall short (p ≈ 0.012) and the untrained copy gives p ≈ 0.3.
+    _train(trained, SEPARATOR.join(lines), steps=80)
 
     p_trained = _p_value(trained, data, tmp_path / "w1")
     p_clean = _p_value(clean, data, tmp_path / "w2")
