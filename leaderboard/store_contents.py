@@ -14,8 +14,6 @@ is read, as before it existed.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ import pyarrow as pa
 from eval_queue.errors import MalformedFileError, StorageError
 from eval_queue.storage.base import Storage
 from eval_queue.tracks import TrackRegistry, track_registry
+from leaderboard import heap
 from leaderboard.core.contents import CONTENTS_PATH
 from leaderboard.core.contents_io import read_contents
 from leaderboard.store import ParsedFile, ResultsCache
@@ -90,20 +89,8 @@ def seed_from_contents(
     # The table's buffers are freed by now, but Arrow's allocator keeps freed pages for reuse
     # unless asked: at 20,000 rows that is hundreds of MB of the server's memory for nothing.
     pa.default_memory_pool().release_unused()
-    _trim_c_heap()
+    # The rows' texts (tens of KB each) are freed as the records are built, but glibc keeps its
+    # heap's pages for later allocations: the server would stay at the read's peak.
+    heap.trim()
     logger.info("cold start: %d results file(s) from %s", seeded, CONTENTS_PATH)
     return Seeded(files=seeded)
-
-
-def _trim_c_heap() -> None:
-    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere).
-
-    The rows' texts (tens of KB each, read one at a time) are freed as the records are built,
-    but glibc keeps the pages of its heap for later allocations; the server's memory would stay
-    at the read's peak for as long as it runs."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc: its allocator returns memory its own way
-        return
-    trim(0)

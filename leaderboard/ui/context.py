@@ -32,6 +32,7 @@ from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from eval_queue.submission import SubmissionForm, submit
 from eval_queue.tracks import DEFAULT_TRACK, TrackRegistry, track_registry
+from leaderboard import heap
 from leaderboard.store import ResultsCache, StoreResults, read_results_store
 from leaderboard.store_contents import seed_from_contents
 from leaderboard.views.common import md_text
@@ -172,6 +173,7 @@ class AppContext:
                         view.warm()
             for hook in list(self.after_warm):
                 hook()
+            heap.trim()  # the warm-up's temporaries (tiers' blocks, parsed texts) back to the system
         except Exception:  # a background task: log it; the next request retries and reports
             logger.exception("warming the results snapshot failed")
 
