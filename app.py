@@ -14,12 +14,10 @@ def main() -> None:
     from eval_queue.errors import ConfigurationError
     from eval_queue.redact import install_log_redaction
     from eval_queue.settings import Settings
-    from leaderboard import heap
     from leaderboard.ui import build_app
     from leaderboard.ui.context import AppContext
     from leaderboard.ui.layout import CSS
 
-    heap.limit_arenas()  # before gradio's threads: the heap must not grow with visitors
     install_log_redaction()  # token-shaped strings, until the settings name the secrets
     logging.basicConfig(
         level=os.environ.get("EVALITA_LOG_LEVEL", "INFO"),
