@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision
-from eval_queue.storage import LocalStorage
+from eval_queue.settings import Settings
+from eval_queue.storage import LocalStorage, Stores
 from leaderboard.core.schema import ModelInfo, RunInfo, details_dir, results_file_path
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.schema import (
@@ -28,6 +30,9 @@ from leaderboard.tracks.evalita.schema import (
 from tests.long_context.store import write_long_context_runs
 from tests.paper_tables import write_paper_store
 from tests.rescore.blocks import add_made_up_blocks
+
+if TYPE_CHECKING:
+    from leaderboard.ui.context import AppContext
 
 XSS_MODEL = "<img src=x onerror=alert(1)>"
 SAMPLE_MODEL = "demo-org/sample-model"
@@ -160,3 +165,21 @@ def build_store(root: Path) -> tuple[Path, Path]:
     cache = root / "hf-cache"
     write_hf_cache(cache)
     return data, cache
+
+
+def sample_app_context(root: Path) -> AppContext:
+    """An app context on the sample results and queue, written under ``root`` (its data folder)."""
+    from leaderboard.ui.context import AppContext  # gradio: only for the tests that build the app
+
+    write_results(root / "results", root / "details")
+    write_queue(root / "requests")
+    stores = Stores(
+        requests=LocalStorage(root / "requests"),
+        results=LocalStorage(root / "results"),
+        details=LocalStorage(root / "details"),
+    )
+    return AppContext(
+        settings=Settings.from_env({"EVALITA_DATA_DIR": str(root)}),
+        stores=stores,
+        queue=RequestQueue(stores.requests),
+    )

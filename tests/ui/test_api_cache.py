@@ -21,9 +21,6 @@ import gradio as gr
 import pytest
 from gradio.state_holder import SessionState
 
-from eval_queue.queue import RequestQueue
-from eval_queue.settings import Settings
-from eval_queue.storage import LocalStorage, Stores
 from leaderboard.state import PageState
 from leaderboard.ui import gradio_costs, registry, render_cache
 from leaderboard.ui.common import to_update
@@ -31,23 +28,12 @@ from leaderboard.ui.context import AppContext
 from leaderboard.ui.layout import build_app
 from leaderboard.ui.page import Page, Session
 from leaderboard.ui.tab import Api, Rendered, Tab, TabParts
-from tests.ui.store import write_queue, write_results
+from tests.ui.store import sample_app_context
 
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> AppContext:
-    write_results(tmp_path / "results", tmp_path / "details")
-    write_queue(tmp_path / "requests")
-    stores = Stores(
-        requests=LocalStorage(tmp_path / "requests"),
-        results=LocalStorage(tmp_path / "results"),
-        details=LocalStorage(tmp_path / "details"),
-    )
-    return AppContext(
-        settings=Settings.from_env({"EVALITA_DATA_DIR": str(tmp_path)}),
-        stores=stores,
-        queue=RequestQueue(stores.requests),
-    )
+    return sample_app_context(tmp_path)
 
 
 class CountedTab(Tab):

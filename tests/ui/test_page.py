@@ -13,9 +13,6 @@ from typing import ClassVar
 import gradio as gr
 import pytest
 
-from eval_queue.queue import RequestQueue
-from eval_queue.settings import Settings
-from eval_queue.storage import LocalStorage, Stores
 from leaderboard.state import PageState, UrlField
 from leaderboard.tracks.evalita.app import views
 from leaderboard.tracks.evalita.app.tab import task as task_tab
@@ -27,7 +24,7 @@ from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page, Session
 from leaderboard.ui.tab import Api, Panel, Rendered, Tab, TabParts
 from tests.ui.conftest import REPO
-from tests.ui.store import XSS_MODEL, write_queue, write_results
+from tests.ui.store import XSS_MODEL, sample_app_context
 
 
 class FlavourTab(Tab):
@@ -64,18 +61,7 @@ class CountPanel(Panel):
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> AppContext:
-    write_results(tmp_path / "results", tmp_path / "details")
-    write_queue(tmp_path / "requests")
-    stores = Stores(
-        requests=LocalStorage(tmp_path / "requests"),
-        results=LocalStorage(tmp_path / "results"),
-        details=LocalStorage(tmp_path / "details"),
-    )
-    return AppContext(
-        settings=Settings.from_env({"EVALITA_DATA_DIR": str(tmp_path)}),
-        stores=stores,
-        queue=RequestQueue(stores.requests),
-    )
+    return sample_app_context(tmp_path)
 
 
 def _page(ctx: AppContext, tabs) -> tuple[gr.Blocks, Page]:

@@ -10,9 +10,6 @@ from pathlib import Path
 
 import gradio as gr
 
-from eval_queue.queue import RequestQueue
-from eval_queue.settings import Settings
-from eval_queue.storage import LocalStorage, Stores
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app.views import board as board_module
 from leaderboard.tracks.evalita.definition import TRACK
@@ -20,22 +17,11 @@ from leaderboard.tracks.evalita.vocabulary import Setting
 from leaderboard.ui import registry
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page, Session
-from tests.ui.store import write_queue, write_results
+from tests.ui.store import sample_app_context
 
 
 def _ctx(tmp_path: Path) -> AppContext:
-    write_results(tmp_path / "results", tmp_path / "details")
-    write_queue(tmp_path / "requests")
-    stores = Stores(
-        requests=LocalStorage(tmp_path / "requests"),
-        results=LocalStorage(tmp_path / "results"),
-        details=LocalStorage(tmp_path / "details"),
-    )
-    return AppContext(
-        settings=Settings.from_env({"EVALITA_DATA_DIR": str(tmp_path)}),
-        stores=stores,
-        queue=RequestQueue(stores.requests),
-    )
+    return sample_app_context(tmp_path)
 
 
 def _app(tmp_path: Path) -> tuple[AppContext, Page]:
