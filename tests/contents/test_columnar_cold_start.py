@@ -4,6 +4,7 @@ tables, views, with intervals, each task's kept draws, and files newer than the 
 from __future__ import annotations
 
 import json
+from binascii import a2b_base64
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +20,12 @@ from leaderboard.core.summary import UncertaintySummary
 from leaderboard.tracks.evalita.app import tables
 from leaderboard.tracks.evalita.app.compact import DrawsRow, IntervalRow, compact_summary
 from leaderboard.tracks.evalita.app.contents import TableScores
+from leaderboard.tracks.evalita.app.records import RUN_KEY
+from leaderboard.tracks.evalita.app.views import subsets
 from leaderboard.tracks.evalita.app.views.board import Board
 from leaderboard.tracks.evalita.app.views.labels import RankingFilters
 from leaderboard.tracks.evalita.app.views.ranking import ranking_view
+from leaderboard.tracks.evalita.cps_intervals import TASK_DRAWS_KEPT
 from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.metric_sets import MetricSet
 from leaderboard.tracks.evalita.schema import ResultsFile
@@ -211,3 +215,40 @@ def test_a_row_whose_block_is_refused_is_read_from_its_file_and_the_others_from_
     ]
     assert from_files == [bad_path]
     assert cold.loaded.records == files.loaded.records
+
+
+def test_a_custom_average_from_compact_rows_equals_the_one_from_each_runs_decoded_text(
+    store: tuple[Path, set[str]],
+) -> None:
+    """The custom average reads its per-task draws as rows of the compact blocks' float32 matrices
+    (issue 32): the very numbers, sums and tiers of decoding every run's base64 text one by one."""
+    data, _ = store
+    cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
+    chosen = ("wic", "sa", "sum")
+    for num_fewshot in (0, 5):
+        rows = cold.rows(num_fewshot)
+        keys = [(m, r, p, int(k)) for m, r, p, k in rows[list(RUN_KEY)].itertuples(index=False)]
+        comparable = rows["comparable"].tolist()
+        averages = [
+            subsets.custom_average(keys, b.loaded.prompt_scores, b.loaded.uncertainty, chosen, comparable)
+            for b in (cold, files)
+        ]
+        for field in ("points", "lows", "highs"):
+            np.testing.assert_array_equal(getattr(averages[0], field), getattr(averages[1], field))
+        assert averages[0].tiers == averages[1].tiers
+        assert sum(t is not None for t in averages[0].tiers) > 5
+        # The draws by hand: each run's text decoded (the block as the file holds it), summed in task order.
+        by_hand = np.full((len(keys), TASK_DRAWS_KEPT), np.nan)
+        for i, key in enumerate(keys):
+            summary = files.loaded.uncertainty.get(key)
+            if summary is not None and all(cps_figure(t) in summary.draws for t in chosen):
+                total = np.zeros(TASK_DRAWS_KEPT)
+                for t in chosen:
+                    raw = a2b_base64(summary.draws[cps_figure(t)].float32)
+                    total += np.frombuffer(raw, dtype="<f4")
+                by_hand[i] = total / len(chosen)
+        summaries = [cold.loaded.uncertainty.get(k) for k in keys]
+        assert any(isinstance(s.draws, DrawsRow) for s in summaries if s is not None)
+        reflected, _, draw_keys = subsets._task_draws(summaries, chosen)
+        np.testing.assert_array_equal(reflected, by_hand)
+        assert [k is not None for k in draw_keys] == list(np.isfinite(by_hand).all(axis=1))

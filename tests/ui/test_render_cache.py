@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -86,6 +87,26 @@ def test_the_size_plot_of_thousands_of_runs_is_drawn_with_webgl() -> None:
     many = plots.cps_vs_params(ranking(plots.WEBGL_POINTS + 1), "Avg")
     assert [t.type for t in few.data] == ["scatter"]
     assert [t.type for t in many.data] == ["scattergl"] and len(many.data[0].x) == plots.WEBGL_POINTS + 1
+
+
+def test_the_size_plot_sends_float32_coordinates_that_hover_as_the_table_shows_them() -> None:
+    rng = np.random.default_rng(7)
+    n = plots.WEBGL_POINTS + 1
+    ranking = pd.DataFrame(
+        {
+            MODEL: [f"org/m{i}" for i in range(n)],
+            "Avg": np.round(rng.uniform(0, 100, n), 2),
+            PARAMS: np.round(rng.uniform(0.1, 400, n), 2),
+            TYPE: ["pretrained"] * n,
+        }
+    )
+    (trace,) = plots.cps_vs_params(ranking, "Avg").data
+    for sent, column in ((trace.x, PARAMS), (trace.y, "Avg")):
+        assert np.asarray(sent).dtype == np.float32  # half the bytes of float64 on the page
+        assert [f"{v:.2f}" for v in np.asarray(sent, dtype=float)] == [f"{v:.2f}" for v in ranking[column]]
+    # A value on a rounding tie (0.125 B: ties round up in the browser, to even here) keeps float64.
+    (tied,) = plots.cps_vs_params(ranking.assign(**{PARAMS: 0.125}), "Avg").data
+    assert np.asarray(tied.x).dtype == np.float64 and np.asarray(tied.y).dtype == np.float32
 
 
 def test_the_sensitivity_plot_of_many_models_sends_boxes_and_outliers_not_every_point() -> None:

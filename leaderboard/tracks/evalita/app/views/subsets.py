@@ -14,14 +14,14 @@
 * :func:`organisation_counts` — how many runs each organisation has in a setting, and which
   of them is the best of its N siblings (Singh et al. 2025, "The Leaderboard Illusion").
 
-Everything is vectorised over runs (numpy / pandas); only the kept draws are decoded run by
-run (they are stored per run).  The views (:mod:`.ranking`) memoise the results per board
+Everything is vectorised over runs (numpy / pandas); the kept draws are read as float32 rows
+(:func:`~leaderboard.tracks.evalita.app.compact.kept_draws`: rows of the compact blocks' matrices,
+nothing decoded; a parsed block's text decoded) and summed as matrices.  The views (:mod:`.ranking`) memoise the results per board
 snapshot and state, so a second visitor asking for the same view pays nothing.
 """
 
 from __future__ import annotations
 
-from binascii import a2b_base64
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,9 +32,10 @@ from numpy.typing import NDArray
 
 from eval_queue.requests import ModelType
 from leaderboard.core.numbers import percent
-from leaderboard.core.summary import KeptDraws, UncertaintySummary
+from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.core.uncertainty import percentile_intervals
+from leaderboard.tracks.evalita.app.compact import kept_draws
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, TIER_COLUMN, high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
@@ -111,31 +112,28 @@ def _task_draws(
         if set(task_ids) == set(TASK_IDS)
         else [(cps_figure(t), cps_tie_figure(t)) for t in task_ids]
     )
+    names = [name for pair in figures for name in pair]  # reflected, tie-aware, per task
     present: list[int] = []
     keys: list[str | None] = []
-    kept_by_run: list[list[tuple[KeptDraws, KeptDraws]]] = []
+    values_by_run: list[list[NDArray[np.float32]]] = []
     for i, summary in enumerate(summaries):
-        found = summary.draws if summary is not None else {}
-        kept = [(found.get(r), found.get(a)) for r, a in figures]
-        if all(r is not None and a is not None for r, a in kept):
+        # Read as float32 rows (a compact block's are rows of its matrices: nothing decoded).
+        kept = [kept_draws(summary, name) for name in names]
+        if all(k is not None for k in kept):
             present.append(i)
-            kept_by_run.append(kept)  # type: ignore[arg-type]
-            first = kept[0][0]
-            keys.append(first.key if len(figures) == 1 else mean_draws_key(r.key for r, _ in kept))  # type: ignore[union-attr]
+            values_by_run.append([k[1] for k in kept])  # type: ignore[index]
+            reflected_keys = [k[0] for k in kept[::2]]  # type: ignore[index]
+            keys.append(reflected_keys[0] if len(figures) == 1 else mean_draws_key(reflected_keys))
         else:
             keys.append(None)
-    # The bytes of every kept draw set, decoded once each and read as one matrix per figure (the
-    # values were checked finite when the block was parsed).
-    raw = [[(a2b_base64(r.float32), a2b_base64(a.float32)) for r, a in kept] for kept in kept_by_run]
-    sizes = [{len(part) for pair in run for part in pair} for run in raw]
+    sizes = [{len(v) for v in values} for values in values_by_run]
     common = Counter(next(iter(size)) for size in sizes if len(size) == 1).most_common(1)
-    size = common[0][0] if common else 0
-    ok = [k for k, found in enumerate(sizes) if found == {size}]
+    b = common[0][0] if common else 0
+    ok = [k for k, found in enumerate(sizes) if found == {b}]
     paired = set(ok)
     for k, i in enumerate(present):
         if k not in paired:  # another number of resamples than the others': not paired
             keys[i] = None
-    b = size // 4
     reflected = np.full((len(summaries), b), np.nan)
     tie_aware = np.full((len(summaries), b), np.nan)
     if ok:
@@ -143,7 +141,8 @@ def _task_draws(
         for side, out in ((0, reflected), (1, tie_aware)):
             total = np.zeros((len(ok), b))
             for j in range(len(figures)):
-                total += np.frombuffer(b"".join(raw[k][j][side] for k in ok), dtype="<f4").reshape(len(ok), b)
+                # float32 rows added to float64 totals, task by task (the order fixes the sums' bits).
+                total += np.stack([values_by_run[k][2 * j + side] for k in ok])
             # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
             out[rows] = total / len(figures)
     return reflected, tie_aware, keys
