@@ -25,9 +25,12 @@ from array import array
 from binascii import Error as Base64Error
 from binascii import a2b_base64, b2a_base64
 from collections.abc import Callable, Iterator, Mapping
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from numpy.typing import NDArray
 
 from leaderboard.core.summary import KeptDraws, UncertaintySummary
@@ -147,6 +150,8 @@ class _Rows:
         self._buffer = bytearray()
 
     def _check(self, rows: NDArray[Any], first: int) -> None:
+        if not rows.size:  # nothing since the last flush (a batch of rows can end one exactly)
+            return
         bad = np.flatnonzero(~np.isfinite(rows.reshape(len(rows), -1)).all(axis=1))
         self.not_finite.extend(self.slots[first + i] for i in bad.tolist())
 
@@ -320,6 +325,51 @@ class BlockBatch:
                 raw = bytes(size)  # a placeholder row (its run is refused), so rows and keys stay aligned
             rows.put(slot, raw)
         assert len(rows.slots) - first == len(slots)
+
+    def add_draws_column(
+        self,
+        owners: NDArray[np.int64],
+        figures: tuple[NDArray[np.int32], list[str]],
+        keys: tuple[NDArray[np.int32], list[str]],
+        values: pa.BinaryArray,
+    ) -> None:
+        """Take draw sets given as columns (the contents table's ``draws``): set ``j`` is the
+        float32 bytes ``values[j]`` of the block in slot ``owners[j]`` (added without draws; a
+        block's sets one after the other, in its order), its figure and key given as codes into
+        distinct names.
+
+        Each (figure, length) is copied into its matrix in one Arrow call, with no text decoded;
+        a set that is not whole float32 values (or null) refuses its block alone."""
+        for pending in list(self._pending):  # rows keep their keys' order: the texts' rows first
+            self._decode(*pending)
+        (figure_codes, figure_names), (key_codes, key_names) = figures, keys
+        sizes = pc.fill_null(pc.binary_length(values), 0).to_numpy().astype(np.int64)
+        valid = (sizes % 4 == 0) & (sizes > 0)
+        for j in np.flatnonzero(~valid).tolist():
+            message = f"draws of {figure_names[figure_codes[j]]!r} are not whole float32 values"
+            self._errors.setdefault(int(owners[j]), ValueError(message))
+        # Each block's (figure, length) in its order: its layout (see build).
+        shapes = list(zip([figure_names[c] for c in figure_codes.tolist()], sizes.tolist(), strict=True))
+        bounds = [0, *(np.flatnonzero(np.diff(owners)) + 1).tolist(), len(owners)]
+        for start, end in pairwise(bounds):
+            slot = int(owners[start])
+            shape = tuple((figure, size, -1) for figure, size in shapes[start:end])
+            self._draws_rows[slot] = (*self._draws_rows[slot], *shape)
+        group_of = figure_codes.astype(np.int64) * (int(sizes.max(initial=0)) + 1) + sizes
+        for group in np.unique(group_of[valid]).tolist():
+            members = np.flatnonzero((group_of == group) & valid)
+            figure, size = shapes[int(members[0])]
+            picked = values.take(pa.array(members, pa.int64()))
+            # Its sets' bytes, one after the other: the data buffer between its first and last offset.
+            offsets = np.frombuffer(picked.buffers()[1], np.int32)[
+                picked.offset : picked.offset + len(picked) + 1
+            ]
+            data = memoryview(picked.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+            self._keys(figure, size).extend(
+                self._shared.setdefault(key, key)
+                for key in (key_names[c] for c in key_codes[members].tolist())
+            )
+            self._draws[figure, size][0].put_many(owners[members].tolist(), data)
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
