@@ -182,15 +182,19 @@ def test_a_block_the_model_would_refuse_is_refused(
         compact_summary(raw)
 
 
-def _before_the_draws_column(table: pa.Table) -> pa.Table:
+def _before_the_draws_column(table: pa.Table, every: int = 1) -> pa.Table:
     """``table`` as a writer before the ``draws`` column wrote it: each row's draws back in its
-    record_json (base64 text, as the file holds them), no ``draws`` column."""
+    record_json (base64 text, as the file holds them), no ``draws`` column.  ``every`` > 1: only
+    every ``every``-th row so, the column kept (null there): a table the worker extended."""
     import base64
 
-    blocks = []
-    for text, draws in zip(
-        table.column("record_json").to_pylist(), table.column("draws").to_pylist(), strict=True
-    ):
+    blocks, kept = [], []
+    rows = zip(table.column("record_json").to_pylist(), table.column("draws").to_pylist(), strict=True)
+    for i, (text, draws) in enumerate(rows):
+        if i % every:
+            blocks.append(text)
+            kept.append(draws)
+            continue
         parsed = json.loads(text) if text else None
         if parsed is not None and draws is not None and "uncertainty" in parsed:
             parsed["uncertainty"]["draws"] = {
@@ -198,12 +202,17 @@ def _before_the_draws_column(table: pa.Table) -> pa.Table:
                 for d in draws
             }
         blocks.append(None if parsed is None else json.dumps(parsed))
+        kept.append(None)
     at = table.column_names.index("record_json")
     table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
-    return table.drop_columns(["draws"])
+    if every == 1:
+        return table.drop_columns(["draws"])
+    at = table.column_names.index("draws")
+    return table.set_column(at, table.field(at), pa.array(kept, table.field(at).type))
 
 
-def test_a_table_written_before_the_draws_column_gives_the_same_records(tmp_path: Path) -> None:
+@pytest.mark.parametrize("every", [1, 2], ids=["every-row", "every-other-row"])
+def test_a_table_written_before_the_draws_column_gives_the_same_records(tmp_path: Path, every: int) -> None:
     from leaderboard.core.contents import to_parquet
 
     write_user_views_store(tmp_path / "results")
@@ -212,7 +221,7 @@ def test_a_table_written_before_the_draws_column_gives_the_same_records(tmp_path
     # Today's table: the draws as bytes, record_json without them.
     assert table.column("draws").null_count < len(table)
     assert not any('"draws"' in (text or "") for text in table.column("record_json").to_pylist())
-    older = _before_the_draws_column(table)
+    older = _before_the_draws_column(table, every)
     results.write(CONTENTS_PATH, to_parquet(older))
     cold, files = _board(tmp_path, use_contents=True), _board(tmp_path, use_contents=False)
     from_table = [r for r in cold.loaded.records if isinstance(r.scores, TableScores)]
