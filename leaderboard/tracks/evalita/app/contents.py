@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -285,10 +286,16 @@ def _row_parts(
         block.pop("draws", None)  # the row's draws column holds them (:func:`_add_draws_column`)
     slot = None if block is None else batch.add(block)
     metric_sets = blocks.get("metric_sets") or None
-    versions = [(b["name"], b["version"]) for b in metric_sets or ()]
-    missing = frozenset(name for name in MetricSet if not has_current_version(versions, name))
+    missing = _sets_missing(tuple((b["name"], b["version"]) for b in metric_sets or ()))
     kept = None if metric_sets is None else json.dumps(metric_sets, separators=(",", ":"), ensure_ascii=False)
     return model, run, slot, kept, missing
+
+
+@lru_cache(maxsize=256)
+def _sets_missing(versions: tuple[tuple[Any, Any], ...]) -> frozenset[MetricSet]:
+    """The metric sets a file with these (name, version) blocks has no current block of (the
+    same few combinations for thousands of rows: computed once each)."""
+    return frozenset(name for name in MetricSet if not has_current_version(versions, name))
 
 
 #: The columns :func:`records_of_table` reads (the cold start reads no other: see
