@@ -146,6 +146,9 @@ def cold_start(tree: Path, data: Path, timeout_s: float) -> dict[str, float]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--convert"]:  # with_draws_column in a process of its own (see main)
+        with_draws_column(Path(sys.argv[2]), Path(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--baseline", type=Path, help="another checkout to compare with (e.g. main)")
@@ -173,7 +176,13 @@ def main() -> None:
             data = data_folder(store, Path(scratch))
             starts = {name: (tree, data) for name, tree in trees.items()}
             if args.draws_column:
-                starts["this+draws"] = (REPO_ROOT, with_draws_column(store, Path(scratch)))
+                # In a child process: the conversion's memory would count in every start's peak
+                # (a child inherits its parent's ru_maxrss).
+                converted = Path(scratch) / f"{store.name}-draws-column"
+                subprocess.run(
+                    [sys.executable, __file__, "--convert", str(store), scratch], check=True, cwd=REPO_ROOT
+                )
+                starts["this+draws"] = (REPO_ROOT, converted)
             runs: dict[str, list[dict[str, float]]] = {name: [] for name in starts}
             for _ in range(args.repeat):
                 for name, (tree, folder) in starts.items():  # alternating: all meet the same load

@@ -12,6 +12,8 @@ memory target.  :class:`BlockBatch` takes the blocks of many runs (parsed JSON) 
   built on access (the very text the file held: base64 of the same bytes is one string), whose
   :meth:`DrawsRow.float32_values` is a row of the matrix itself;
 
+(the draws come as each block's base64 text, or, from the contents table's ``draws`` column,
+as float32 bytes for many runs at once: :meth:`BlockBatch.add_draws_column`, no text decoded);
 each run's block a :class:`~leaderboard.core.summary.UncertaintySummary` made without
 validation around them: the values are checked here, for all runs at once (finite draws,
 finite ordered intervals, the header's types), and a block that fails is refused alone.
@@ -207,9 +209,6 @@ class BlockBatch:
         self._draws_rows: list[tuple[tuple[str, int, int], ...]] = []
         #: One string per distinct draws key (a key is the same for thousands of runs).
         self._shared: dict[str, str] = {}
-        #: Draws not decoded yet, by (figure, text length, padding): their slots and base64 texts,
-        #: decoded a few hundred at a time in one call (:meth:`_decode`), not one call a draw set.
-        self._pending: dict[tuple[str, int, int], tuple[list[int], list[str]]] = {}
 
     def add(self, block: dict[str, Any]) -> int:
         """Take one block (its slot is returned); a block not shaped as one, or whose numbers are
@@ -246,25 +245,15 @@ class BlockBatch:
         return names, rows.put(slot, memoryview(values).cast("B"))
 
     def _add_draws(self, slot: int, figure: str, kept: dict[str, Any]) -> tuple[str, int, int]:
-        text, key = kept["float32"], str(kept["key"])
-        length = len(text) if isinstance(text, str) else 0
-        padding = 2 if text[-2:] == "==" else 1 if text[-1:] == "=" else 0
-        size = length // 4 * 3 - padding
-        if not length or length % 4 or size % 4 or not text.isascii():
-            # Not one of the regular texts batched below: decoded alone, refused with its reason.
-            return self._add_draws_alone(slot, figure, key, text)
-        pending = self._pending.get((figure, length, padding))
-        if pending is None:
-            pending = self._pending[figure, length, padding] = ([], [])
-        pending[0].append(slot)
-        pending[1].append(text)
-        if len(pending[0]) >= self._DECODE_AT_ONCE:
-            self._decode(figure, length, padding)
-        self._keys(figure, size).append(self._shared.setdefault(key, key))
-        return figure, size, -1
-
-    #: Draw sets of one figure decoded in one call (about 1.4 MB of text at the mean CPS's 1,000).
-    _DECODE_AT_ONCE = 256
+        try:
+            raw = a2b_base64(kept["float32"], strict_mode=True)
+        except Base64Error as exc:
+            raise ValueError(f"draws of {figure!r} are not base64: {exc}") from None
+        if len(raw) % 4:
+            raise ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values")
+        key = str(kept["key"])
+        self._keys(figure, len(raw)).append(self._shared.setdefault(key, key))
+        return figure, len(raw), self._draws[figure, len(raw)][0].put(slot, raw)
 
     def _keys(self, figure: str, size: int) -> list[str]:
         """The keys of ``figure``'s draws of ``size`` bytes, one per row (its rows made if new)."""
@@ -273,58 +262,6 @@ class BlockBatch:
             spill = self._spill is not None and self._spill(figure)
             found = self._draws[figure, size] = (_Rows("<f4", size // 4, spill=spill), [])
         return found[1]
-
-    def _add_draws_alone(self, slot: int, figure: str, key: str, text: Any) -> tuple[str, int, int]:
-        try:
-            raw = a2b_base64(text, strict_mode=True)
-        except (Base64Error, TypeError) as exc:
-            raise ValueError(f"draws of {figure!r} are not base64: {exc}") from None
-        if len(raw) % 4:
-            raise ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values")
-        keys = self._keys(figure, len(raw))
-        keys.append(self._shared.setdefault(key, key))
-        # Its row goes after the pending ones of its figure, which go in first (rows keep keys' order).
-        for figure_, length, padding in [k for k in self._pending if k[0] == figure]:
-            if length // 4 * 3 - padding == len(raw):
-                self._decode(figure_, length, padding)
-        rows = self._draws[figure, len(raw)][0]
-        return figure, len(raw), rows.put(slot, raw)
-
-    def _decode(self, figure: str, length: int, padding: int) -> None:
-        """Decode the pending texts of one (figure, length, padding) in one call into their rows.
-
-        The texts are joined with their padding (``=``, which only ends a text) turned into ``A``
-        (zero bits), so that one strict decode reads them all; each row then keeps its first
-        ``size`` bytes, the very bytes its own decode gives.  If the joined text is refused (a
-        character outside base64, a ``=`` inside a text), each is decoded alone: a refused one
-        fails its own run only."""
-        slots, texts = self._pending.pop((figure, length, padding))
-        size = length // 4 * 3 - padding
-        rows = self._draws[figure, size][0]
-        joined = np.frombuffer(bytearray("".join(texts).encode("ascii")), np.uint8).reshape(
-            len(texts), length
-        )
-        joined[:, length - padding :] = ord("A")
-        try:
-            decoded = np.frombuffer(a2b_base64(joined.data, strict_mode=True), np.uint8)
-        except Base64Error:
-            decoded = None
-        if decoded is not None and padding == 0:
-            rows.put_many(slots, decoded.data)
-            return
-        if decoded is not None:
-            rows.put_many(slots, np.ascontiguousarray(decoded.reshape(len(texts), -1)[:, :size]).data)
-            return
-        # One by one: the rows keep the order of their keys (already listed, one per text).
-        first = len(rows.slots)
-        for slot, text in zip(slots, texts, strict=True):
-            try:
-                raw = a2b_base64(text, strict_mode=True)
-            except Base64Error as exc:
-                self._errors.setdefault(slot, ValueError(f"draws of {figure!r} are not base64: {exc}"))
-                raw = bytes(size)  # a placeholder row (its run is refused), so rows and keys stay aligned
-            rows.put(slot, raw)
-        assert len(rows.slots) - first == len(slots)
 
     def add_draws_column(
         self,
@@ -340,8 +277,6 @@ class BlockBatch:
 
         Each (figure, length) is copied into its matrix in one Arrow call, with no text decoded;
         a set that is not whole float32 values (or null) refuses its block alone."""
-        for pending in list(self._pending):  # rows keep their keys' order: the texts' rows first
-            self._decode(*pending)
         (figure_codes, figure_names), (key_codes, key_names) = figures, keys
         sizes = pc.fill_null(pc.binary_length(values), 0).to_numpy().astype(np.int64)
         valid = (sizes % 4 == 0) & (sizes > 0)
@@ -373,8 +308,6 @@ class BlockBatch:
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
-        for pending in list(self._pending):
-            self._decode(*pending)
         index = {names: {name: i for i, name in enumerate(names)} for names in self._intervals}
         intervals = {}
         for names, rows in self._intervals.items():
