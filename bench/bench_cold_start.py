@@ -10,10 +10,14 @@ The stores are those of the browser bench (``tests.support.synthetic.results.cac
 under ``--store-cache``; above 1,000 models the runs are shifted copies of the 1,000-model
 store's), read through a scratch data folder that links to them (nothing is written there).
 ``--baseline DIR`` is another checkout (``git archive main | tar -x -C DIR``); its start and
-this tree's alternate within each repeat so that both meet the same load.
+this tree's alternate within each repeat so that both meet the same load.  ``--draws-column``
+adds a third start, this tree's on a copy of the store whose table has the Evalita draws as
+bytes (the ``draws`` column, as ``rebuild-contents`` writes it now; the cached stores' tables
+predate it): its results files hard links to the store's, its table converted from the store's
+(:func:`with_draws_column`), nothing of the store rewritten.
 
 Run: ``.venv/bin/python bench/bench_cold_start.py [--models 1000 10000] [--baseline DIR]
-[--repeat 1] [--store-cache DIR]``; writes ``artifacts/bench_cold_start.json``.
+[--repeat 1] [--store-cache DIR] [--draws-column]``; writes ``artifacts/bench_cold_start.json``.
 """
 
 from __future__ import annotations
@@ -81,6 +85,52 @@ def data_folder(store: Path, scratch: Path) -> Path:
     return folder
 
 
+def with_draws_column(store: Path, scratch: Path) -> Path:
+    """A data folder like :func:`data_folder`'s whose results are hard links to the store's but
+    for ``contents.parquet``: the store's, each row's draws moved from ``record_json`` to ``draws``."""
+    import json
+    import os
+    import shutil
+    from binascii import a2b_base64
+
+    import pyarrow as pa
+
+    from leaderboard.core.contents import read_table, to_parquet
+    from leaderboard.tracks.evalita.contents import DRAWS_SET
+
+    folder = scratch / f"{store.name}-draws-column"
+    if folder.exists():
+        return folder
+    (folder / "requests").mkdir(parents=True)
+    (folder / "details").symlink_to(store / "details", target_is_directory=True)
+    shutil.copytree(store / "results", folder / "results", copy_function=os.link)
+    table = read_table((store / "results" / "contents.parquet").read_bytes())
+    blocks: list[str | None] = []
+    draws: list[list[dict[str, object]] | None] = []
+    for text in table.column("record_json").to_pylist():
+        parsed = None if text is None else json.loads(text)
+        block = None if parsed is None else parsed.get("uncertainty")
+        kept = {} if block is None else block.pop("draws", {})
+        draws.append(
+            None
+            if block is None
+            else [
+                {"figure": figure, "key": k["key"], "float32": a2b_base64(k["float32"])}
+                for figure, k in kept.items()
+            ]
+        )
+        blocks.append(
+            text if block is None else json.dumps(parsed, separators=(",", ":"), ensure_ascii=False)
+        )
+    at = table.column_names.index("record_json")
+    table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
+    table = table.append_column(pa.field("draws", pa.list_(DRAWS_SET)), pa.array(draws, pa.list_(DRAWS_SET)))
+    contents = folder / "results" / "contents.parquet"
+    contents.unlink()  # a hard link to the store's file: replaced, not written through
+    contents.write_bytes(to_parquet(table))
+    return folder
+
+
 def cold_start(tree: Path, data: Path, timeout_s: float) -> dict[str, float]:
     """One cold start of ``tree``'s app on ``data``, in a fresh process."""
     done = subprocess.run(
@@ -96,11 +146,19 @@ def cold_start(tree: Path, data: Path, timeout_s: float) -> dict[str, float]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--convert"]:  # with_draws_column in a process of its own (see main)
+        with_draws_column(Path(sys.argv[2]), Path(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--baseline", type=Path, help="another checkout to compare with (e.g. main)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--store-cache", type=Path, default=ARTIFACTS / "bench-stores")
+    parser.add_argument(
+        "--draws-column",
+        action="store_true",
+        help="also start this tree on a copy whose table has the draws column",
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds one cold start may take")
     args = parser.parse_args()
 
@@ -116,17 +174,26 @@ def main() -> None:
                 args.store_cache, models, distinct=DISTINCT if models > DISTINCT else None
             )
             data = data_folder(store, Path(scratch))
-            runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+            starts = {name: (tree, data) for name, tree in trees.items()}
+            if args.draws_column:
+                # In a child process: the conversion's memory would count in every start's peak
+                # (a child inherits its parent's ru_maxrss).
+                converted = Path(scratch) / f"{store.name}-draws-column"
+                subprocess.run(
+                    [sys.executable, __file__, "--convert", str(store), scratch], check=True, cwd=REPO_ROOT
+                )
+                starts["this+draws"] = (REPO_ROOT, converted)
+            runs: dict[str, list[dict[str, float]]] = {name: [] for name in starts}
             for _ in range(args.repeat):
-                for name, tree in trees.items():  # alternating: both meet the same load
-                    runs[name].append(cold_start(tree, data, args.timeout))
+                for name, (tree, folder) in starts.items():  # alternating: all meet the same load
+                    runs[name].append(cold_start(tree, folder, args.timeout))
             report[str(models)] = {
                 name: {figure: statistics.median(run[figure] for run in done) for figure in FIGURES}
                 for name, done in runs.items()
             }
             for name, figures in report[str(models)].items():
                 print(
-                    f"{models:>6} models  {name:<8}  store read {figures['store_read_s']:6.1f} s  "
+                    f"{models:>6} models  {name:<10}  store read {figures['store_read_s']:6.1f} s  "
                     f"first ranking {figures['first_ranking_s']:6.1f} s  RSS after read "
                     f"{figures['rss_after_read_mb']:6.0f} MB  after ranking {figures['rss_after_ranking_mb']:6.0f} MB  "
                     f"peak {figures['peak_mb']:6.0f} MB",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from eval_queue.queue import RequestQueue
@@ -185,23 +186,81 @@ def test_a_block_the_model_would_refuse_is_refused(
         compact_summary(raw)
 
 
+def _before_the_draws_column(table: pa.Table, every: int = 1) -> pa.Table:
+    """``table`` as a writer before the ``draws`` column wrote it: each row's draws back in its
+    record_json (base64 text, as the file holds them), no ``draws`` column.  ``every`` > 1: only
+    every ``every``-th row so, the column kept (null there): a table the worker extended."""
+    import base64
+
+    blocks, kept = [], []
+    rows = zip(table.column("record_json").to_pylist(), table.column("draws").to_pylist(), strict=True)
+    for i, (text, draws) in enumerate(rows):
+        if i % every:
+            blocks.append(text)
+            kept.append(draws)
+            continue
+        parsed = json.loads(text) if text else None
+        if parsed is not None and draws is not None and "uncertainty" in parsed:
+            parsed["uncertainty"]["draws"] = {
+                d["figure"]: {"key": d["key"], "float32": base64.b64encode(d["float32"]).decode()}
+                for d in draws
+            }
+        blocks.append(None if parsed is None else json.dumps(parsed))
+        kept.append(None)
+    at = table.column_names.index("record_json")
+    table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
+    if every == 1:
+        return table.drop_columns(["draws"])
+    at = table.column_names.index("draws")
+    return table.set_column(at, table.field(at), pa.array(kept, table.field(at).type))
+
+
+@pytest.mark.parametrize("every", [1, 2], ids=["every-row", "every-other-row"])
+def test_a_table_written_before_the_draws_column_gives_the_same_records(tmp_path: Path, every: int) -> None:
+    from leaderboard.core.contents import to_parquet
+
+    write_user_views_store(tmp_path / "results")
+    results = LocalStorage(tmp_path / "results")
+    table = rebuild(results).table
+    # Today's table: the draws as bytes, record_json without them.
+    assert table.column("draws").null_count < len(table)
+    assert not any('"draws"' in (text or "") for text in table.column("record_json").to_pylist())
+    older = _before_the_draws_column(table, every)
+    results.write(CONTENTS_PATH, to_parquet(older))
+    cold, files = _board(tmp_path, use_contents=True), _board(tmp_path, use_contents=False)
+    from_table = [r for r in cold.loaded.records if isinstance(r.scores, TableScores)]
+    assert len(from_table) == len(cold.loaded.records) > 10
+    assert sum(isinstance(r.uncertainty.draws, DrawsRow) for r in from_table if r.uncertainty) > 10
+    assert cold.loaded.records == files.loaded.records
+
+
+@pytest.mark.parametrize("columnar", [True, False], ids=["draws-column", "draws-in-record-json"])
 def test_a_row_whose_block_is_refused_is_read_from_its_file_and_the_others_from_the_table(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, columnar: bool
 ) -> None:
-    import pyarrow as pa
 
     from leaderboard.core.contents import to_parquet
 
     write_user_views_store(tmp_path / "results")
     results = LocalStorage(tmp_path / "results")
     table = rebuild(results).table
-    blocks = table.column("record_json").to_pylist()
-    bad = next(i for i, text in enumerate(blocks) if text and '"draws"' in text)
-    parsed = json.loads(blocks[bad])
-    parsed["uncertainty"]["draws"][MEAN_CPS_FIGURE]["float32"] = "AADAfw=="  # one NaN
-    blocks[bad] = json.dumps(parsed)
-    at = table.column_names.index("record_json")
-    table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
+    if columnar:
+        draws = table.column("draws").to_pylist()
+        bad = next(i for i, sets in enumerate(draws) if sets)
+        for kept in draws[bad]:
+            if kept["figure"] == MEAN_CPS_FIGURE:
+                kept["float32"] = np.array([np.nan], "<f4").tobytes()  # one NaN
+        at = table.column_names.index("draws")
+        table = table.set_column(at, table.field(at), pa.array(draws, table.field(at).type))
+    else:
+        table = _before_the_draws_column(table)
+        blocks = table.column("record_json").to_pylist()
+        bad = next(i for i, text in enumerate(blocks) if text and '"draws"' in text)
+        parsed = json.loads(blocks[bad])
+        parsed["uncertainty"]["draws"][MEAN_CPS_FIGURE]["float32"] = "AADAfw=="  # one NaN
+        blocks[bad] = json.dumps(parsed)
+        at = table.column_names.index("record_json")
+        table = table.set_column(at, table.field(at), pa.array(blocks, pa.string()))
     results.write(CONTENTS_PATH, to_parquet(table))
     bad_path = table.column("results_path")[bad].as_py()
 

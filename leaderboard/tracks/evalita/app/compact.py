@@ -12,6 +12,8 @@ memory target.  :class:`BlockBatch` takes the blocks of many runs (parsed JSON) 
   built on access (the very text the file held: base64 of the same bytes is one string), whose
   :meth:`DrawsRow.float32_values` is a row of the matrix itself;
 
+(the draws come as each block's base64 text, or, from the contents table's ``draws`` column,
+as float32 bytes for many runs at once: :meth:`BlockBatch.add_draws_column`, no text decoded);
 each run's block a :class:`~leaderboard.core.summary.UncertaintySummary` made without
 validation around them: the values are checked here, for all runs at once (finite draws,
 finite ordered intervals, the header's types), and a block that fails is refused alone.
@@ -25,9 +27,12 @@ from array import array
 from binascii import Error as Base64Error
 from binascii import a2b_base64, b2a_base64
 from collections.abc import Callable, Iterator, Mapping
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from numpy.typing import NDArray
 
 from leaderboard.core.summary import KeptDraws, UncertaintySummary
@@ -135,6 +140,13 @@ class _Rows:
             self._flush()
         return len(self.slots) - 1
 
+    def put_many(self, slots: list[int], raw: bytes | memoryview) -> None:
+        """Append ``len(slots)`` rows at once (their bytes, one after the other, in ``slots``' order)."""
+        self._buffer += raw
+        self.slots.extend(slots)
+        if self._file is not None and len(self._buffer) >= self._CHUNK:
+            self._flush()
+
     def _flush(self) -> None:
         self._check(np.frombuffer(self._buffer, self._dtype).reshape(-1, self._width), self._written)
         assert self._file is not None
@@ -143,6 +155,8 @@ class _Rows:
         self._buffer = bytearray()
 
     def _check(self, rows: NDArray[Any], first: int) -> None:
+        if not rows.size:  # nothing since the last flush (a batch of rows can end one exactly)
+            return
         bad = np.flatnonzero(~np.isfinite(rows.reshape(len(rows), -1)).all(axis=1))
         self.not_finite.extend(self.slots[first + i] for i in bad.tolist())
 
@@ -240,14 +254,60 @@ class BlockBatch:
             raise ValueError(f"draws of {figure!r} are not base64: {exc}") from None
         if len(raw) % 4:
             raise ValueError(f"draws of {figure!r}: {len(raw)} bytes are not whole float32 values")
-        found = self._draws.get((figure, len(raw)))
+        key = str(kept["key"])
+        self._keys(figure, len(raw)).append(self._shared.setdefault(key, key))
+        return figure, len(raw), self._draws[figure, len(raw)][0].put(slot, raw)
+
+    def _keys(self, figure: str, size: int) -> list[str]:
+        """The keys of ``figure``'s draws of ``size`` bytes, one per row (its rows made if new)."""
+        found = self._draws.get((figure, size))
         if found is None:
             spill = self._spill is not None and self._spill(figure)
-            found = self._draws[figure, len(raw)] = (_Rows("<f4", len(raw) // 4, spill=spill), [])
-        rows, keys = found
-        key = str(kept["key"])
-        keys.append(self._shared.setdefault(key, key))
-        return figure, len(raw), rows.put(slot, raw)
+            found = self._draws[figure, size] = (_Rows("<f4", size // 4, spill=spill), [])
+        return found[1]
+
+    def add_draws_column(
+        self,
+        owners: NDArray[np.int64],
+        figures: tuple[NDArray[np.int32], list[str]],
+        keys: tuple[NDArray[np.int32], list[str]],
+        values: pa.BinaryArray,
+    ) -> None:
+        """Take draw sets given as columns (the contents table's ``draws``): set ``j`` is the
+        float32 bytes ``values[j]`` of the block in slot ``owners[j]`` (added without draws; a
+        block's sets one after the other, in its order), its figure and key given as codes into
+        distinct names.
+
+        Each (figure, length) is copied into its matrix in one Arrow call, with no text decoded;
+        a set that is not whole float32 values (or null) refuses its block alone."""
+        (figure_codes, figure_names), (key_codes, key_names) = figures, keys
+        sizes = pc.fill_null(pc.binary_length(values), 0).to_numpy().astype(np.int64)
+        valid = (sizes % 4 == 0) & (sizes > 0)
+        for j in np.flatnonzero(~valid).tolist():
+            message = f"draws of {figure_names[figure_codes[j]]!r} are not whole float32 values"
+            self._errors.setdefault(int(owners[j]), ValueError(message))
+        # Each block's (figure, length) in its order: its layout (see build).
+        shapes = list(zip([figure_names[c] for c in figure_codes.tolist()], sizes.tolist(), strict=True))
+        bounds = [0, *(np.flatnonzero(np.diff(owners)) + 1).tolist(), len(owners)]
+        for start, end in pairwise(bounds):
+            slot = int(owners[start])
+            shape = tuple((figure, size, -1) for figure, size in shapes[start:end])
+            self._draws_rows[slot] = (*self._draws_rows[slot], *shape)
+        group_of = figure_codes.astype(np.int64) * (int(sizes.max(initial=0)) + 1) + sizes
+        for group in np.unique(group_of[valid]).tolist():
+            members = np.flatnonzero((group_of == group) & valid)
+            figure, size = shapes[int(members[0])]
+            picked = values.take(pa.array(members, pa.int64()))
+            # Its sets' bytes, one after the other: the data buffer between its first and last offset.
+            offsets = np.frombuffer(picked.buffers()[1], np.int32)[
+                picked.offset : picked.offset + len(picked) + 1
+            ]
+            data = memoryview(picked.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+            self._keys(figure, size).extend(
+                self._shared.setdefault(key, key)
+                for key in (key_names[c] for c in key_codes[members].tolist())
+            )
+            self._draws[figure, size][0].put_many(owners[members].tolist(), data)
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
@@ -266,11 +326,12 @@ class BlockBatch:
                 self._errors.setdefault(slot, ValueError("a resampled value is not a finite number"))
         layouts: dict[tuple[tuple[str, int], ...], dict[str, DrawsColumn]] = {}
         out: list[UncertaintySummary | ValueError] = []
+        known = tuple(UncertaintySummary.model_fields)  # pydantic's class property: 15 µs a read
         for slot, header in enumerate(self._headers):
             try:
                 if slot in self._errors:
                     raise self._errors[slot]
-                fields = {name: header[name] for name in UncertaintySummary.model_fields if name in header}
+                fields = {name: header[name] for name in known if name in header}
                 extra = {k: v for k, v in header.items() if k not in fields}
                 _check_header(fields)
                 names, row = self._interval_row[slot]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -73,6 +74,7 @@ COLUMNS: tuple[str, ...] = (
     "record_json",
     *_MODEL_COLUMNS,
     "prompt_scores",
+    "draws",
 )
 #: The draws the ranking reads (its tiers); the cold start keeps only these in memory.
 RANKING_DRAWS = frozenset({MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE})
@@ -190,6 +192,13 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
     # two thirds of the bytes) mapped from a temporary file until that view reads them.
     batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
+    # The draws as bytes (a table written since the column exists; null in an older row, whose
+    # draws are in its record_json).
+    draws = None
+    if "draws" in table.column_names:
+        draws = table.column("draws")
+        draws = (draws if len(mine) == len(table) else draws.take(mine)).combine_chunks()
+    columnar = np.zeros(len(rows), dtype=bool) if draws is None else ~np.asarray(draws.is_null(), dtype=bool)
     parts: dict[int, _RowParts] = {}
     for i, path in enumerate(columns["results_path"]):
         text = record_json[rows[i]].as_py()
@@ -197,9 +206,11 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
         try:
-            parts[i] = _row_parts(i, columns, text, batch)
+            parts[i] = _row_parts(i, columns, text, batch, bool(columnar[i]))
         except (ValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
             _unusable(path, exc)
+    if draws is not None:
+        _add_draws_column(draws, {i: part[2] for i, part in parts.items() if columnar[i]}, batch)
     # The intervals and draws of every row at once (checked together), then the scores.
     summaries = batch.build()
     scores = prompts.mappings()
@@ -217,31 +228,74 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     return records
 
 
+def _add_draws_column(draws: pa.ListArray, slots: dict[int, int | None], batch: BlockBatch) -> None:
+    """The ``draws`` of the rows in ``slots`` (row → its uncertainty block's slot in ``batch``) into
+    ``batch``, column by column (no text decoded).  A row whose record_json has no uncertainty
+    block has no slot: its draws are left out, as its block is."""
+    owner_of_row = np.full(len(draws), -1, dtype=np.int64)
+    for i, slot in slots.items():
+        if slot is not None:
+            owner_of_row[i] = slot
+    offsets = np.asarray(draws.offsets)
+    # Each set's row (the list offsets of a null row are equal: it owns none).
+    row_of_set = np.repeat(np.arange(len(draws)), np.diff(offsets))
+    first, last = int(offsets[0]), int(offsets[-1])
+    sets = draws.values.slice(first, last - first)
+    owners = owner_of_row[row_of_set]
+    kept = np.flatnonzero(owners >= 0)
+    if not len(kept):
+        return
+    if len(kept) < len(owners):  # a copy only when some rows are left out (most of a GB)
+        sets, owners = sets.take(pa.array(kept, pa.int64())), owners[kept]
+    batch.add_draws_column(
+        owners,
+        _distinct(sets.field("figure")),
+        _distinct(sets.field("key")),
+        sets.field("float32"),
+    )
+
+
+def _distinct(array: pa.Array) -> tuple[NDArray[np.int32], list[str]]:
+    """``array``'s strings as codes into its distinct values."""
+    encoded = pc.dictionary_encode(array)
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
+
+
 def _unusable(path: str, exc: Exception) -> None:
     logger.warning("%s: its row of the contents table is unusable (%s); reading the file", path, exc)
 
 
 #: Columns read as Arrow arrays, not as one Python list.
-_ARROW_ONLY = frozenset({"record_json", "prompt_scores"})
+_ARROW_ONLY = frozenset({"record_json", "prompt_scores", "draws"})
 #: What one row gives before the batch is built: its model and run blocks, its uncertainty
 #: block's slot in the batch (None: none), its metric_sets blocks as JSON (None: none), and the
 #: metric sets it has no current block of.
 _RowParts = tuple[ModelInfo, EvalitaRunInfo, int | None, str | None, frozenset[MetricSet]]
 
 
-def _row_parts(i: int, columns: dict[str, list[Any]], text: str, batch: BlockBatch) -> _RowParts:
+def _row_parts(
+    i: int, columns: dict[str, list[Any]], text: str, batch: BlockBatch, columnar: bool
+) -> _RowParts:
     model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
     run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
     blocks = _loads(text)
     if not isinstance(blocks, dict):
         raise TypeError("record_json is not a JSON object")
     block = blocks.get("uncertainty")
+    if columnar and isinstance(block, dict):
+        block.pop("draws", None)  # the row's draws column holds them (:func:`_add_draws_column`)
     slot = None if block is None else batch.add(block)
     metric_sets = blocks.get("metric_sets") or None
-    versions = [(b["name"], b["version"]) for b in metric_sets or ()]
-    missing = frozenset(name for name in MetricSet if not has_current_version(versions, name))
+    missing = _sets_missing(tuple((b["name"], b["version"]) for b in metric_sets or ()))
     kept = None if metric_sets is None else json.dumps(metric_sets, separators=(",", ":"), ensure_ascii=False)
     return model, run, slot, kept, missing
+
+
+@lru_cache(maxsize=256)
+def _sets_missing(versions: tuple[tuple[Any, Any], ...]) -> frozenset[MetricSet]:
+    """The metric sets a file with these (name, version) blocks has no current block of (the
+    same few combinations for thousands of rows: computed once each)."""
+    return frozenset(name for name in MetricSet if not has_current_version(versions, name))
 
 
 #: The columns :func:`records_of_table` reads (the cold start reads no other: see
