@@ -49,8 +49,13 @@ from leaderboard.core.schema import ResultsEnvelope
 
 #: Where the table lives in the results store (its root, beside the ``org/model/`` folders).
 CONTENTS_PATH = "contents.parquet"
-#: The schema's version, in the Parquet schema metadata under :data:`METADATA_KEY`.
-CONTENTS_FORMAT = "leaderboard-contents/1"
+#: The schema's version, in the Parquet schema metadata under :data:`METADATA_KEY`.  Version 2
+#: (issue 32) moved a track's draws from ``record_json`` to a binary ``draws`` column: a
+#: reader of version 1 would find intervals without draws (no tiers), so it refuses the table and
+#: reads every results file instead.
+CONTENTS_FORMAT = "leaderboard-contents/2"
+#: The versions this reader accepts (a version-1 row keeps its draws in ``record_json``).
+READABLE_CONTENTS_FORMATS = ("leaderboard-contents/1", CONTENTS_FORMAT)
 METADATA_KEY = b"leaderboard-contents"
 #: The largest contents file a reader accepts (checked before reading).
 CONTENTS_MAX_BYTES = 512 * 2**20
@@ -331,8 +336,8 @@ def read_table(data: bytes, path: str = CONTENTS_PATH, columns: Iterable[str] | 
         header = json.loads(metadata.get(METADATA_KEY, b"{}"))
     except ValueError:
         header = {}
-    if not isinstance(header, dict) or header.get("format") != CONTENTS_FORMAT:
-        raise ContentsError(path, f"not a {CONTENTS_FORMAT} table")
+    if not isinstance(header, dict) or header.get("format") not in READABLE_CONTENTS_FORMATS:
+        raise ContentsError(path, f"not a {' or '.join(READABLE_CONTENTS_FORMATS)} table")
     if "results_path" not in table.column_names:
         raise ContentsError(path, "it has no results_path column")
     return table

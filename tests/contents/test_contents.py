@@ -19,8 +19,10 @@ from eval_queue.storage import LocalStorage
 from eval_queue.storage.paths import is_results_file
 from leaderboard.__main__ import main as leaderboard_main
 from leaderboard.core.contents import (
+    CONTENTS_FORMAT,
     CONTENTS_PATH,
     HEAD_COLUMNS,
+    METADATA_KEY,
     TAIL_COLUMNS,
     ContentsError,
     contents_schema,
@@ -244,6 +246,38 @@ def test_a_table_written_with_fewer_columns_gains_the_new_ones_on_the_next_publi
     table = read_contents(store)
     assert table is not None and table.schema.names == contents_schema().names
     assert sorted(table.column("model").to_pylist()) == ["org/a", "org/b"]
+
+
+def _with_format(table: pa.Table, fmt: str) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps({"format": fmt}).encode()}), sink)
+    return sink.getvalue()
+
+
+def test_a_version_1_table_is_read_and_written_back_as_version_2_while_an_unknown_version_is_refused(
+    tmp_path: Path,
+) -> None:
+    store = LocalStorage(tmp_path / "results")
+    path, results = evalita_file("org/a")
+    store.write(path, results.to_json())
+    publish_rows(store, results, path)
+    table = read_contents(store)
+    assert table is not None
+    assert json.loads(table.schema.metadata[METADATA_KEY]) == {"format": CONTENTS_FORMAT}
+    # Version 1: before the draws column (a reader of version 1 refuses version 2, so reads files).
+    store.write(CONTENTS_PATH, _with_format(table.drop_columns(["draws"]), "leaderboard-contents/1"))
+    old = read_contents(store)
+    assert old is not None and old.column("model").to_pylist() == ["org/a"]
+    second, more = evalita_file("org/b")
+    store.write(second, more.to_json())
+    publish_rows(store, more, second)
+    table = read_contents(store)
+    assert table is not None and json.loads(table.schema.metadata[METADATA_KEY]) == {
+        "format": CONTENTS_FORMAT
+    }
+    store.write(CONTENTS_PATH, _with_format(table, "leaderboard-contents/99"))
+    with pytest.raises(ContentsError, match="not a leaderboard-contents/1 or leaderboard-contents/2 table"):
+        read_contents(store)
 
 
 def test_cost_recipe_and_versions_reach_their_columns(tmp_path: Path) -> None:
