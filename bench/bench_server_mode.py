@@ -46,7 +46,17 @@ from pathlib import Path
 
 from _common import ARTIFACTS
 from _common import REPO_ROOT as REPO
-from bench_ui_browser import ARGS, CHROMIUM, FIRST_RENDER, _free_port, rss_mb, serve, session, store_for
+from bench_ui_browser import (
+    ARGS,
+    CHROMIUM,
+    FIRST_RENDER,
+    _free_port,
+    rss_mb,
+    serve,
+    session,
+    store_for,
+    wait_for_start,
+)
 
 SWITCH, SEARCH = "switch 0→5-shot", "search"
 COMPARED = (FIRST_RENDER, SWITCH, SEARCH)
@@ -176,12 +186,8 @@ def start_prototype(data_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    deadline = time.monotonic() + 1800
-    while b"Running on" not in log.read_bytes():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"the prototype did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.3)
+    wait_for_start(proc, log, timeout_s=1800, what="the prototype")
+    deadline = time.monotonic() + 60
     import httpx
 
     while True:  # "Running on" is printed before uvicorn binds

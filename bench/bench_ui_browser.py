@@ -163,13 +163,19 @@ def serve(app_dir: Path, data_dir: Path, log: Path) -> tuple[subprocess.Popen, s
         proc = subprocess.Popen(
             [sys.executable, "app.py"], cwd=app_dir, env=env, stdout=out, stderr=subprocess.STDOUT
         )
-    deadline = time.monotonic() + 180
+    wait_for_start(proc, log, timeout_s=180, what="the app")
+    return proc, f"http://127.0.0.1:{port}/"
+
+
+def wait_for_start(proc: subprocess.Popen, log: Path, timeout_s: float, what: str) -> None:
+    """Until ``proc`` logs gradio's "Running on" line; kills it and raises with its log's tail if it
+    exits or ``timeout_s`` passes first."""
+    deadline = time.monotonic() + timeout_s
     while b"Running on" not in log.read_bytes():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise RuntimeError(f"the app did not start:\n{log.read_text()[-3000:]}")
+            raise RuntimeError(f"{what} did not start:\n{log.read_text()[-3000:]}")
         time.sleep(0.3)
-    return proc, f"http://127.0.0.1:{port}/"
 
 
 def _done_at(page, condition: str) -> float:

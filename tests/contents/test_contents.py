@@ -228,23 +228,26 @@ def test_a_contents_file_that_is_not_a_table_is_never_overwritten_by_a_publish(t
     assert store.read(CONTENTS_PATH) == b"not parquet at all"
 
 
-def test_a_table_written_with_fewer_columns_gains_the_new_ones_on_the_next_publish(tmp_path: Path) -> None:
-    store = LocalStorage(tmp_path / "results")
-    path, results = evalita_file("org/a")
+def _published(store: LocalStorage, model: str) -> pa.Table:
+    """The contents table after ``model``'s Evalita results file is written and published."""
+    path, results = evalita_file(model)
     store.write(path, results.to_json())
     publish_rows(store, results, path)
-    old = read_contents(store)
-    assert old is not None
+    table = read_contents(store)
+    assert table is not None
+    return table
+
+
+def test_a_table_written_with_fewer_columns_gains_the_new_ones_on_the_next_publish(tmp_path: Path) -> None:
+    store = LocalStorage(tmp_path / "results")
+    old = _published(store, "org/a")
     # An older table: without the judge columns (as if that track came later).
     narrow = old.select([n for n in old.column_names if not n.startswith(("coherence_", "overall_"))])
     sink = io.BytesIO()
     pq.write_table(narrow, sink)
     store.write(CONTENTS_PATH, sink.getvalue())
-    second, more = evalita_file("org/b")
-    store.write(second, more.to_json())
-    publish_rows(store, more, second)
-    table = read_contents(store)
-    assert table is not None and table.schema.names == contents_schema().names
+    table = _published(store, "org/b")
+    assert table.schema.names == contents_schema().names
     assert sorted(table.column("model").to_pylist()) == ["org/a", "org/b"]
 
 
@@ -258,23 +261,14 @@ def test_a_version_1_table_is_read_and_written_back_as_version_2_while_an_unknow
     tmp_path: Path,
 ) -> None:
     store = LocalStorage(tmp_path / "results")
-    path, results = evalita_file("org/a")
-    store.write(path, results.to_json())
-    publish_rows(store, results, path)
-    table = read_contents(store)
-    assert table is not None
+    table = _published(store, "org/a")
     assert json.loads(table.schema.metadata[METADATA_KEY]) == {"format": CONTENTS_FORMAT}
     # Version 1: before the draws column (a reader of version 1 refuses version 2, so reads files).
     store.write(CONTENTS_PATH, _with_format(table.drop_columns(["draws"]), "leaderboard-contents/1"))
     old = read_contents(store)
     assert old is not None and old.column("model").to_pylist() == ["org/a"]
-    second, more = evalita_file("org/b")
-    store.write(second, more.to_json())
-    publish_rows(store, more, second)
-    table = read_contents(store)
-    assert table is not None and json.loads(table.schema.metadata[METADATA_KEY]) == {
-        "format": CONTENTS_FORMAT
-    }
+    table = _published(store, "org/b")
+    assert json.loads(table.schema.metadata[METADATA_KEY]) == {"format": CONTENTS_FORMAT}
     store.write(CONTENTS_PATH, _with_format(table, "leaderboard-contents/99"))
     with pytest.raises(ContentsError, match="not a leaderboard-contents/1 or leaderboard-contents/2 table"):
         read_contents(store)
