@@ -103,8 +103,8 @@ computed as the mean CPS's: every run keeps each task's CPS resampled (the first
 resamples, on the same items for every run), a resample of the custom average is the mean of the
 chosen tasks' resamples, and the tier is the same paired test among the setting's runs.  With
 200 resamples the interval's ends carry a little more Monte Carlo noise (about 0.2 of a standard
-error) than the ranking's; with all ten tasks picked it *is* the ranking's mean CPS, interval and
-tier.  **Complete results only** hides the runs without a CPS on every task in view and says how
+error) than the ranking's, and the simulation above has not yet checked its coverage; with all
+ten tasks picked it *is* the ranking's mean CPS, interval and tier.  **Complete results only** hides the runs without a CPS on every task in view and says how
 many it hid and what they miss.  **Chat and base models** are kept apart by what a run records:
 *chat* when it applied the model's chat template or its submitter called it instruction-tuned,
 *base* when it is pretrained and ran without one, *unknown* otherwise.
