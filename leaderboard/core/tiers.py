@@ -210,6 +210,23 @@ def assign_tiers(entries: Sequence[TierEntry], alpha: float = DEFAULT_ALPHA) -> 
     return tuple(results)
 
 
+def matrix_tiers(
+    draws: NDArray[np.floating], alt_draws: NDArray[np.floating] | None = None, alpha: float = DEFAULT_ALPHA
+) -> NDArray[np.int64]:
+    """The tiers (``1 +`` runs significantly better) of runs whose paired draws are the rows of
+    ``draws`` ``(N, B)`` (``alt_draws`` the second set, if any): what :func:`assign_tiers` gives
+    entries holding those rows, without an entry per run or the rows stacked again (a view's
+    draws already are one matrix), by the same :func:`significance_counts` and kept counts."""
+    draws = np.asarray(draws)
+    alt = draws if alt_draws is None else np.asarray(alt_draws)
+    if draws.shape != alt.shape:
+        raise ValueError(f"draws {draws.shape} and alt_draws {alt.shape} differ in shape")
+    if not len(draws):
+        return np.zeros(0, dtype=np.int64)
+    better, _ = _counts_once(draws, alt, alpha)
+    return better + 1
+
+
 #: The latest boards' counts, by a digest of their draws: a re-read whose changes leave a setting's
 #: runs and draws as they were (a new run of the other setting, a metadata fix) gets that setting's
 #: tiers back without their pairs tested again.  A few entries of ``2 × N`` integers each.
@@ -301,6 +318,15 @@ def significance_counts(
     # Margins for rounding: "certain" is a little beyond each threshold.
     z_reject = float(-ndtri(alpha / (2.0 * m))) * (1.0 + 1e-6) + 1e-9
     z_keep = float(-ndtri(alpha / 2.0)) * (1.0 - 1e-6)
+    # A kept p-value can be rejected only if ``p ≤ α / (m − s + 1)``, ``s`` the run's comparisons whose
+    # centre ranges do not overlap (the others have p = 1 and sort last, so no p-value below 1 has a
+    # place beyond ``s − 1``): the pairs in doubt below that bound fail wherever they sort, and so do
+    # all larger p-values, so they are never kept (no p-value computed, nothing stored).
+    by_low, by_high = np.sort(c_low), np.sort(c_high)
+    apart = (n - np.searchsorted(by_low, c_high, side="right")) + np.searchsorted(by_high, c_low, side="left")
+    with np.errstate(divide="ignore"):
+        z_least = -ndtri(alpha / (2.0 * np.maximum(m - apart + 1, 1)))
+    z_least = np.maximum(z_least * (1.0 - 1e-6), z_keep)
     # Runs in centre order, so that runs far apart fall in blocks that are wholly certain.
     order = np.argsort(c_low + c_high, kind="stable")
     starts = range(0, n, _BLOCK)
@@ -331,39 +357,69 @@ def significance_counts(
             # A = j (columns), B = i (rows), as in significance_matrix: sign +1 when j is above i.
             low = c_low[None, cols] - c_high[rows, None]
             high = c_high[None, cols] - c_low[rows, None]
-            sign = np.where(low > 0, 1, np.where(high < 0, -1, 0)).astype(np.int8)
-            distance = np.where(sign > 0, low, np.where(sign < 0, -high, 0.0))
-            pair = (
-                np.ones(sign.shape, dtype=bool) if bi != bj else np.triu(np.ones(sign.shape, dtype=bool), 1)
-            )
-            certain = pair & (sign != 0) & (distance >= z_reject * (sd[rows, None] + sd[None, cols]))
-            undecided = pair & (sign != 0) & ~certain
-            if undecided.any():
-                # Covariances of the rows and columns with a pair in doubt only (a band along the
-                # centre order: often a corner of the block).
-                r = np.flatnonzero(undecided.any(axis=1))
-                c = np.flatnonzero(undecided.any(axis=0))
-                sub = np.ix_(r, c)
-                cov = centred(bi)[r] @ centred(bj)[c].T / (b - 1)
-                se = np.sqrt(np.maximum(var[rows[r], None] + var[None, cols[c]] - 2.0 * cov, 0.0))
+            # The distance of the centre range from 0: ``low`` when j is above i, ``−high`` when
+            # below (the same numbers: the other is negative then), and ≤ 0 when they overlap.
+            np.negative(high, out=high)
+            distance = np.maximum(low, high)
+            del high
+            apart_pairs = distance > 0  # the sign is not 0
+            if bi == bj:
+                apart_pairs &= np.triu(np.ones(apart_pairs.shape, dtype=bool), 1)
+            width = sd[rows, None] + sd[None, cols]
+            width *= z_reject
+            certain = distance >= width
+            del width
+            certain &= apart_pairs
+            undecided = apart_pairs & ~certain
+            r_any, c_any = undecided.any(axis=1), undecided.any(axis=0)
+            if r_any.any():
+                # Covariances of the bounding box of the pairs in doubt only (a band along the
+                # centre order: often a corner of the block), slices rather than gathers.
+                r0, r1 = int(r_any.argmax()), len(r_any) - int(r_any[::-1].argmax())
+                c0, c1 = int(c_any.argmax()), len(c_any) - int(c_any[::-1].argmax())
+                box = (slice(r0, r1), slice(c0, c1))
+                cov = centred(bi)[r0:r1] @ centred(bj)[c0:c1].T
+                cov /= b - 1
+                cov *= 2.0
+                se = var[rows[r0:r1], None] + var[None, cols[c0:c1]]
+                se -= cov
                 del cov
-                d = distance[sub]
+                np.maximum(se, 0.0, out=se)
+                np.sqrt(se, out=se)
+                d = distance[box]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    z = np.where(se > 0, d / se, np.inf)
-                doubt = undecided[sub]
-                certain[sub] |= doubt & (z >= z_reject)
-                doubt &= (z < z_reject) & (z >= z_keep)
+                    z = d / se  # +inf where se is 0 (d > 0 for every pair in doubt)
+                doubt = undecided[box]
+                certain[box] |= doubt & (z >= z_reject)
+                # Kept for the row's run, the column's run, or both (each its own bound, above).
+                doubt &= z >= min(float(z_least[rows[r0:r1]].min()), float(z_least[cols[c0:c1]].min()))
+                doubt &= z < z_reject
                 ii, jj = np.nonzero(doubt)
                 if len(ii):
-                    p = _two_sided(d[ii, jj], se[ii, jj])
-                    s_ij = sign[r[ii], c[jj]]
-                    kept.setdefault(bi, []).append((rows[r[ii]].astype(np.int32), p, s_ij))
-                    kept.setdefault(bj, []).append((cols[c[jj]].astype(np.int32), p, -s_ij))
-            up, down = certain & (sign > 0), certain & (sign < 0)
-            better[rows] += up.sum(axis=1)  # a block's runs are distinct: no index repeats
-            worse[rows] += down.sum(axis=1)
-            better[cols] += down.sum(axis=0)  # i above j: i is better than j
-            worse[cols] += up.sum(axis=0)
+                    zs, row_runs, col_runs = z[ii, jj], rows[r0 + ii], cols[c0 + jj]
+                    wanted = (zs >= z_least[row_runs]) | (zs >= z_least[col_runs])
+                    ii, jj, zs, row_runs, col_runs = (
+                        ii[wanted],
+                        jj[wanted],
+                        zs[wanted],
+                        row_runs[wanted],
+                        col_runs[wanted],
+                    )
+                    s_ij = np.where(low[r0 + ii, c0 + jj] > 0, 1, -1).astype(np.int8)
+                    for end, runs, s_end in ((bi, row_runs, s_ij), (bj, col_runs, -s_ij)):
+                        # Their z (``d / se``, se > 0): the p-value is computed from it later, for
+                        # the few that can still be rejected once the run's counts are known.
+                        keep = zs >= z_least[runs]
+                        kept.setdefault(end, []).append((runs[keep].astype(np.int32), zs[keep], s_end[keep]))
+                del se, z, d, doubt
+            up = certain & (low > 0)
+            n_certain_rows = np.count_nonzero(certain, axis=1)
+            n_certain_cols = np.count_nonzero(certain, axis=0)
+            up_rows, up_cols = np.count_nonzero(up, axis=1), np.count_nonzero(up, axis=0)
+            better[rows] += up_rows  # a block's runs are distinct: no index repeats
+            worse[rows] += n_certain_rows - up_rows
+            better[cols] += n_certain_cols - up_cols  # i above j: i is better than j
+            worse[cols] += up_cols
         centred_blocks.pop(bi, None)
         if bi in kept:
             _holm_kept(kept.pop(bi), better, worse, m, alpha)
@@ -377,11 +433,13 @@ def _holm_kept(
     m: int,
     alpha: float,
 ) -> None:
-    """Holm over each run's kept p-values (``(run, p, sign)`` parts: sign +1 when the other run
-    is above), placed after the run's certain rejections (``better + worse`` so far); adds the
+    """Holm over each run's kept p-values (``(run, z, sign)`` parts, ``z = d / se`` of the pair's
+    test: sign +1 when the other run is above), placed after the run's certain rejections (``better + worse`` so far); adds the
     rejected ones to ``better``/``worse``."""
+    from scipy.special import ndtri  # imported here: see uncertainty.percentile_intervals
+
     run = np.concatenate([part[0] for part in parts])
-    p = np.concatenate([part[1] for part in parts])
+    z = np.concatenate([part[1] for part in parts])
     s = np.concatenate([part[2] for part in parts])
     # A kept p-value takes a place below ``certain + kept`` of its run, where Holm asks
     # ``(m − place)·p ≤ α``: one failing that at the last place, ``m − certain − kept + 1``, fails
@@ -389,6 +447,11 @@ def _holm_kept(
     # is dropped before sorting, and the others keep their places (most kept pairs, on a large board).
     kept_per_run = np.bincount(run, minlength=len(better))
     last = (m - (better + worse) - kept_per_run + 1)[run]
+    # p ≤ α / last needs z ≥ the normal quantile of α / (2·last): below it (with a margin far above
+    # rounding) a pair fails for sure, and its p-value is not computed.
+    near = z >= -ndtri(alpha / (2.0 * last)) * (1.0 - 1e-6)
+    run, z, s, last = run[near], z[near], s[near], last[near]
+    p = _two_sided(z, np.ones_like(z))  # 2·Φ(−d/se), as for every pair: z is d / se
     maybe = np.minimum(1.0, last * p) <= alpha
     run, p, s = run[maybe], p[maybe], s[maybe]
     if not len(run):

@@ -91,15 +91,45 @@ def percentile_intervals(draws: Array, level: float = DEFAULT_LEVEL) -> list[Int
     """The percentile interval of each row of resampled values ``draws`` ``(k, B)``.
 
     ``scipy.stats.quantile`` at ``(1 − level)/2`` and ``(1 + level)/2``: exactly what
-    ``scipy.stats.bootstrap(method="percentile")`` computes from its resampled statistics.
+    ``scipy.stats.bootstrap(method="percentile")`` computes from its resampled statistics
+    (:func:`percentile_bounds`: the same numbers, bit for bit).
     """
-    # Imported here: scipy.stats takes a second to import and the app imports this module
-    # while it builds the page (as the tracks' metrics modules do).
-    from scipy.stats import quantile
+    lows, highs = percentile_bounds(draws, level)
+    return [Interval(float(low), float(high), level) for low, high in zip(lows, highs, strict=True)]
 
+
+def percentile_bounds(draws: Array, level: float = DEFAULT_LEVEL) -> tuple[Array, Array]:
+    """The ends of :func:`percentile_intervals` as two float64 arrays ``(k,)``, with numpy alone.
+
+    ``scipy.stats.quantile(draws, [a, 1 − a], axis=-1)`` (its default ``linear`` method, Hyndman
+    and Fan's type 7, NaN propagated) computed by its own formula — ``jg = p·n + (1 − p)``,
+    ``j = ⌊jg⌋ − 1``, ``g = jg mod 1``, ``(1 − g)·y[j] + g·y[j + 1]`` on the sorted row ``y`` —
+    but with the two order statistics it reads found by ``np.partition`` instead of a full sort
+    (the same values: a row's k-th smallest is one number), and without importing scipy.stats
+    (a second on the first request that asked for an interval).
+    ``tests/uncertainty/test_percentile_bounds.py`` checks it equals scipy's bit for bit.
+    """
+    x = np.atleast_2d(np.asarray(draws, dtype=np.float64))
+    rows, n = x.shape[0], x.shape[-1]
+    if n == 0:  # scipy: a row of no values is a row of one NaN
+        return np.full(rows, np.nan), np.full(rows, np.nan)
     alpha = (1.0 - level) / 2.0
-    bounds = quantile(np.atleast_2d(draws), np.array([alpha, 1.0 - alpha]), axis=-1)
-    return [Interval(float(low), float(high), level) for low, high in bounds]
+    p = np.array([alpha, 1.0 - alpha])
+    size = np.float64(n)
+    jg = p * size + (1 - p)
+    jp1 = jg // 1
+    j = jp1 - 1
+    g = jg % 1
+    g[j < 0] = 0
+    j = np.clip(j, 0.0, size - 1).astype(np.int64)
+    jp1 = np.clip(jp1, 0.0, size - 1).astype(np.int64)
+    needed = np.unique(np.concatenate([j, jp1]))
+    y = np.partition(x, needed, axis=-1)
+    ends = (1 - g) * y[:, j] + g * y[:, jp1]
+    nan = np.isnan(x).any(axis=-1)
+    if nan.any():
+        ends[nan] = np.nan
+    return ends[:, 0].copy(), ends[:, 1].copy()
 
 
 def percentile_interval(draws: Array, level: float = DEFAULT_LEVEL) -> Interval:

@@ -26,7 +26,7 @@ import tempfile
 from array import array
 from binascii import Error as Base64Error
 from binascii import a2b_base64, b2a_base64
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -188,6 +188,73 @@ def kept_draws(summary: UncertaintySummary | None, figure: str) -> tuple[str, ND
         return summary.draws.kept(figure)
     kept = summary.draws.get(figure)
     return None if kept is None else (kept.key, kept.float32_values())
+
+
+class KeptDrawsOf:
+    """One figure's kept draws of many runs, located and not yet copied: per run its key and
+    number of resamples (``None`` / ``-1``: it kept none), and :meth:`rows` to gather the values
+    of many runs at once (one fancy index per matrix, not one array per run)."""
+
+    __slots__ = ("_row", "_source", "_sources", "keys", "lengths")
+
+    def __init__(self, n: int) -> None:
+        self.keys: list[str | None] = [None] * n
+        self.lengths = np.full(n, -1, dtype=np.int64)
+        self._sources: list[NDArray[np.float32]] = []  # matrices (a parsed block's values: one row)
+        self._source = np.full(n, -1, dtype=np.int64)
+        self._row = np.zeros(n, dtype=np.int64)
+
+    def _put(self, runs: list[int], keys: list[str], matrix: NDArray[np.float32], rows: list[int]) -> None:
+        self._sources.append(matrix)
+        for run, key in zip(runs, keys, strict=True):
+            self.keys[run] = key
+        self.lengths[runs] = matrix.shape[1]
+        self._source[runs] = len(self._sources) - 1
+        self._row[runs] = rows
+
+    def rows(self, runs: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The float32 values of ``runs`` (each kept this figure, all with one length) ``(len(runs), B)``."""
+        width = int(self.lengths[runs[0]]) if len(runs) else 0
+        out = np.empty((len(runs), width), dtype=np.float32)
+        sources = self._source[runs]
+        for source in np.unique(sources).tolist():
+            at = np.flatnonzero(sources == source)
+            out[at] = self._sources[source][self._row[runs[at]]]
+        return out
+
+
+def locate_kept_draws(
+    summaries: Sequence[UncertaintySummary | None], figures: Sequence[str]
+) -> list[KeptDrawsOf]:
+    """:func:`kept_draws` of every run for each of ``figures``, located at once: the runs of compact
+    blocks by their shared layout (one lookup of the figure's column per layout, then a row
+    number per run), a parsed block's text decoded.  The values are those :func:`kept_draws`
+    returns (rows of the same matrices, or the same decoded text)."""
+    n = len(summaries)
+    found = [KeptDrawsOf(n) for _ in figures]
+    layouts: dict[int, tuple[Mapping[str, DrawsColumn], list[int], list[int]]] = {}
+    for i, summary in enumerate(summaries):
+        if summary is None:
+            continue
+        draws = summary.draws
+        if isinstance(draws, DrawsRow):
+            group = layouts.get(id(draws._columns))
+            if group is None:
+                group = layouts[id(draws._columns)] = (draws._columns, [], [])
+            group[1].append(i)
+            group[2].append(draws._slot)
+            continue
+        for figure, out in zip(figures, found, strict=True):
+            kept = kept_draws(summary, figure)
+            if kept is not None:
+                out._put([i], [kept[0]], kept[1].reshape(1, -1), [0])
+    for columns, runs, slots in layouts.values():
+        for figure, out in zip(figures, found, strict=True):
+            column = columns.get(figure)
+            if column is not None:
+                rows = [column.row_of[slot] for slot in slots]
+                out._put(runs, [column.keys[row] for row in rows], column.matrix, rows)
+    return found
 
 
 class BlockBatch:

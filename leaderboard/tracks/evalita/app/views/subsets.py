@@ -33,9 +33,9 @@ from numpy.typing import NDArray
 from eval_queue.requests import ModelType
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
-from leaderboard.core.tiers import TierEntry, assign_tiers
-from leaderboard.core.uncertainty import percentile_intervals
-from leaderboard.tracks.evalita.app.compact import kept_draws
+from leaderboard.core.tiers import matrix_tiers
+from leaderboard.core.uncertainty import percentile_bounds
+from leaderboard.tracks.evalita.app.compact import locate_kept_draws
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, TIER_COLUMN, high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
@@ -105,7 +105,11 @@ def _task_draws(
     summaries: Sequence[UncertaintySummary | None], task_ids: Sequence[str]
 ) -> tuple[Array, Array, list[str | None]]:
     """Per run, the mean over ``task_ids`` of the tasks' reflected and tie-aware CPS draws
-    ``(N, B)`` (NaN rows for a run lacking one) and the key of those means (``None``: none)."""
+    ``(N, B)`` (NaN rows for a run lacking one) and the key of those means (``None``: none).
+
+    The draws of every run are located first (:func:`~leaderboard.tracks.evalita.app.compact.locate_kept_draws`)
+    and gathered a task at a time, one matrix per task and side: no array per run
+    (``tests/ui/test_custom_average_exact.py`` compares it with the run-by-run reference)."""
     # Every task: the ranking's mean CPS itself, with all its kept resamples.
     figures = (
         [(MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE)]
@@ -113,38 +117,38 @@ def _task_draws(
         else [(cps_figure(t), cps_tie_figure(t)) for t in task_ids]
     )
     names = [name for pair in figures for name in pair]  # reflected, tie-aware, per task
-    present: list[int] = []
-    keys: list[str | None] = []
-    values_by_run: list[list[NDArray[np.float32]]] = []
-    for i, summary in enumerate(summaries):
-        # Read as float32 rows (a compact block's are rows of its matrices: nothing decoded).
-        kept = [kept_draws(summary, name) for name in names]
-        if all(k is not None for k in kept):
-            present.append(i)
-            values_by_run.append([k[1] for k in kept])  # type: ignore[index]
-            reflected_keys = [k[0] for k in kept[::2]]  # type: ignore[index]
-            keys.append(reflected_keys[0] if len(figures) == 1 else mean_draws_key(reflected_keys))
-        else:
-            keys.append(None)
-    sizes = [{len(v) for v in values} for values in values_by_run]
-    common = Counter(next(iter(size)) for size in sizes if len(size) == 1).most_common(1)
+    n = len(summaries)
+    located = locate_kept_draws(summaries, names)
+    lengths = np.stack([kept.lengths for kept in located], axis=1) if n else np.empty((0, len(names)), int)
+    present = np.flatnonzero((lengths >= 0).all(axis=1))
+    # One number of resamples, the most common among the runs whose draw sets all have one
+    # (Counter keeps the first seen of equal counts: the runs' order, as run by run).
+    same = (lengths[present] == lengths[present, :1]).all(axis=1)
+    common = Counter(lengths[present[same], 0].tolist()).most_common(1)
     b = common[0][0] if common else 0
-    ok = [k for k, found in enumerate(sizes) if found == {b}]
-    paired = set(ok)
-    for k, i in enumerate(present):
-        if k not in paired:  # another number of resamples than the others': not paired
-            keys[i] = None
-    reflected = np.full((len(summaries), b), np.nan)
-    tie_aware = np.full((len(summaries), b), np.nan)
-    if ok:
-        rows = [present[k] for k in ok]
+    ok = present[same & (lengths[present, 0] == b)] if len(present) else present
+    keys: list[str | None] = [None] * n
+    merged: dict[tuple[str | None, ...], str] = {}  # a few distinct key tuples among thousands of runs
+    reflected_keys = [located[2 * j].keys for j in range(len(figures))]
+    for i in ok.tolist():
+        if len(figures) == 1:
+            keys[i] = reflected_keys[0][i]
+        else:
+            task_keys = tuple(column[i] for column in reflected_keys)
+            key = merged.get(task_keys)
+            if key is None:
+                key = merged[task_keys] = mean_draws_key(task_keys)  # type: ignore[arg-type]
+            keys[i] = key
+    reflected = np.full((n, b), np.nan)
+    tie_aware = np.full((n, b), np.nan)
+    if len(ok):
         for side, out in ((0, reflected), (1, tie_aware)):
             total = np.zeros((len(ok), b))
             for j in range(len(figures)):
                 # float32 rows added to float64 totals, task by task (the order fixes the sums' bits).
-                total += np.stack([values_by_run[k][2 * j + side] for k in ok])
+                total += located[2 * j + side].rows(ok)
             # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
-            out[rows] = total / len(figures)
+            out[ok] = total / len(figures)
     return reflected, tie_aware, keys
 
 
@@ -176,11 +180,13 @@ def custom_average(
     has = np.array([k is not None for k in draw_keys]) & np.isfinite(points)
     if has.any():
         # bias_aware_interval, for every run at once: the union of both draw sets' percentile intervals.
+        # percentile_bounds: percentile_intervals' numbers as arrays, without importing scipy.stats.
         rows = np.flatnonzero(has)
-        bounds = percentile_intervals(np.vstack([reflected[rows], tie_aware[rows]]))
-        plain, tied = bounds[: len(rows)], bounds[len(rows) :]
-        lows[rows] = [min(a.low, b.low) for a, b in zip(plain, tied, strict=True)]
-        highs[rows] = [max(a.high, b.high) for a, b in zip(plain, tied, strict=True)]
+        plain_low, plain_high = percentile_bounds(reflected[rows])
+        tied_low, tied_high = percentile_bounds(tie_aware[rows])
+        # min(a, b) and max(a, b) of each pair, as Python's (the first unless the second is beyond).
+        lows[rows] = np.where(tied_low < plain_low, tied_low, plain_low)
+        highs[rows] = np.where(tied_high > plain_high, tied_high, plain_high)
     return CustomAverage(
         tasks, points, lows, highs, paired_tiers(points, reflected, tie_aware, draw_keys, comparable)
     )
@@ -202,10 +208,10 @@ def paired_tiers(
         return (None,) * len(points)
     common, _ = Counter(draw_keys[i] for i in eligible).most_common(1)[0]
     chosen = [i for i in eligible if draw_keys[i] == common]
-    entries = [TierEntry(str(i), float(points[i]), reflected[i], common, tie_aware[i]) for i in chosen]
+    # assign_tiers of these runs' entries, from the matrices' rows at once (the same float64 rows).
     tiers: list[int | None] = [None] * len(points)
-    for i, result in zip(chosen, assign_tiers(entries), strict=True):
-        tiers[i] = result.tier
+    for i, tier in zip(chosen, matrix_tiers(reflected[chosen], tie_aware[chosen]).tolist(), strict=True):
+        tiers[i] = tier
     return tuple(tiers)
 
 
