@@ -389,29 +389,28 @@ def significance_counts(
                 d = distance[box]
                 with np.errstate(divide="ignore", invalid="ignore"):
                     z = d / se  # +inf where se is 0 (d > 0 for every pair in doubt)
-                doubt = undecided[box]
-                certain[box] |= doubt & (z >= z_reject)
-                # Kept for the row's run, the column's run, or both (each its own bound, above).
-                doubt &= z >= min(float(z_least[rows[r0:r1]].min()), float(z_least[cols[c0:c1]].min()))
-                doubt &= z < z_reject
+                # z ≥ z_reject holds for no pair whose ranges overlap (d ≤ 0): only the pairs in doubt
+                # and those already certain (off the diagonal block, every pair is one run's pair).
+                reject = z >= z_reject
+                if bi == bj:
+                    reject &= undecided[box]
+                certain[box] |= reject
+                # Kept for the row's run, the column's run, or both (each its own bound, above): the
+                # pairs in doubt (not certain, not below the diagonal) with z between the bounds.
+                doubt = z >= np.minimum.outer(z_least[rows[r0:r1]], z_least[cols[c0:c1]])
+                doubt &= ~reject
                 ii, jj = np.nonzero(doubt)
+                in_doubt = undecided[r0 + ii, c0 + jj]
+                ii, jj = ii[in_doubt], jj[in_doubt]
                 if len(ii):
                     zs, row_runs, col_runs = z[ii, jj], rows[r0 + ii], cols[c0 + jj]
-                    wanted = (zs >= z_least[row_runs]) | (zs >= z_least[col_runs])
-                    ii, jj, zs, row_runs, col_runs = (
-                        ii[wanted],
-                        jj[wanted],
-                        zs[wanted],
-                        row_runs[wanted],
-                        col_runs[wanted],
-                    )
                     s_ij = np.where(low[r0 + ii, c0 + jj] > 0, 1, -1).astype(np.int8)
                     for end, runs, s_end in ((bi, row_runs, s_ij), (bj, col_runs, -s_ij)):
                         # Their z (``d / se``, se > 0): the p-value is computed from it later, for
                         # the few that can still be rejected once the run's counts are known.
                         keep = zs >= z_least[runs]
                         kept.setdefault(end, []).append((runs[keep].astype(np.int32), zs[keep], s_end[keep]))
-                del se, z, d, doubt
+                del se, z, d, doubt, reject
             up = certain & (low > 0)
             n_certain_rows = np.count_nonzero(certain, axis=1)
             n_certain_cols = np.count_nonzero(certain, axis=0)
@@ -446,11 +445,14 @@ def _holm_kept(
     # at every place (rounding is monotone), and every p-value sorting after it is larger — so it
     # is dropped before sorting, and the others keep their places (most kept pairs, on a large board).
     kept_per_run = np.bincount(run, minlength=len(better))
-    last = (m - (better + worse) - kept_per_run + 1)[run]
+    last_of_run = m - (better + worse) - kept_per_run + 1
     # p ≤ α / last needs z ≥ the normal quantile of α / (2·last): below it (with a margin far above
-    # rounding) a pair fails for sure, and its p-value is not computed.
-    near = z >= -ndtri(alpha / (2.0 * last)) * (1.0 - 1e-6)
-    run, z, s, last = run[near], z[near], s[near], last[near]
+    # rounding) a pair fails for sure, and its p-value is not computed (one quantile per run).
+    with np.errstate(divide="ignore"):
+        z_need = -ndtri(alpha / (2.0 * np.maximum(last_of_run, 1))) * (1.0 - 1e-6)
+    near = z >= z_need[run]
+    run, z, s = run[near], z[near], s[near]
+    last = last_of_run[run]
     p = _two_sided(z, np.ones_like(z))  # 2·Φ(−d/se), as for every pair: z is d / se
     maybe = np.minimum(1.0, last * p) <= alpha
     run, p, s = run[maybe], p[maybe], s[maybe]

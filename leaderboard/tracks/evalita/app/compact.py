@@ -67,7 +67,7 @@ class DrawsColumn:
     """One figure's kept draws of every run that kept them at one length: a float32 matrix
     (read-only), each run's key, and which row is whose."""
 
-    __slots__ = ("keys", "matrix", "row_of")
+    __slots__ = ("_by_slot", "keys", "matrix", "row_of")
 
     def __init__(self, matrix: NDArray[np.float32], keys: list[str], row_of: dict[int, int]) -> None:
         matrix.flags.writeable = False
@@ -75,6 +75,17 @@ class DrawsColumn:
         # costs a tenth of a ``np.memmap`` row's (no subclass object per row; 10,000 runs × 6 rows
         # for a custom average's draws).
         self.matrix, self.keys, self.row_of = np.asarray(matrix), keys, row_of
+        self._by_slot: NDArray[np.int64] | None = None
+
+    def rows_of(self, slots: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The rows of the runs in ``slots`` (each holds one): ``row_of`` as an array, made on first use."""
+        if self._by_slot is None:
+            by_slot = np.full(max(self.row_of, default=-1) + 1, -1, dtype=np.int64)
+            by_slot[np.fromiter(self.row_of.keys(), np.int64, len(self.row_of))] = np.fromiter(
+                self.row_of.values(), np.int64, len(self.row_of)
+            )
+            self._by_slot = by_slot  # a race makes the same array twice: harmless
+        return self._by_slot[slots]
 
 
 class DrawsRow(Mapping[str, KeptDraws]):
@@ -204,7 +215,13 @@ class KeptDrawsOf:
         self._source = np.full(n, -1, dtype=np.int64)
         self._row = np.zeros(n, dtype=np.int64)
 
-    def _put(self, runs: list[int], keys: list[str], matrix: NDArray[np.float32], rows: list[int]) -> None:
+    def _put(
+        self,
+        runs: list[int],
+        keys: list[str],
+        matrix: NDArray[np.float32],
+        rows: list[int] | NDArray[np.int64],
+    ) -> None:
         self._sources.append(matrix)
         for run, key in zip(runs, keys, strict=True):
             self.keys[run] = key
@@ -249,11 +266,13 @@ def locate_kept_draws(
             if kept is not None:
                 out._put([i], [kept[0]], kept[1].reshape(1, -1), [0])
     for columns, runs, slots in layouts.values():
+        slot_array = np.asarray(slots, dtype=np.int64)
         for figure, out in zip(figures, found, strict=True):
             column = columns.get(figure)
             if column is not None:
-                rows = [column.row_of[slot] for slot in slots]
-                out._put(runs, [column.keys[row] for row in rows], column.matrix, rows)
+                rows = column.rows_of(slot_array)
+                keys = column.keys
+                out._put(runs, [keys[row] for row in rows.tolist()], column.matrix, rows)
     return found
 
 
