@@ -10,12 +10,13 @@ alternating which goes first:
   ``custom_average``: each run's draws read one by one, ``scipy.stats.quantile``, its tiers);
 * **after** — this tree's ``custom_average``.
 
-Each prints wall and CPU seconds (in-process: no browser, no Gradio), their ratio, and whether
+Each prints wall and CPU seconds (in-process: no browser, no Gradio; one core unless
+``--all-cores``: OpenBLAS's waiting threads count as CPU), their ratio, and whether
 points, intervals and tiers are equal (they must be: ``--check`` exits 1 otherwise).  The first
 ``scipy.stats`` import (a second of the first request before) is timed apart: "after" runs first,
 and whether it imported ``scipy.stats`` is printed.
 
-Run: ``.venv/bin/python bench/bench_custom_average.py STORE [--sets 4] [--setting 0] [--before main]``
+Run: ``.venv/bin/python bench/bench_custom_average.py STORE [--sets 4] [--setting 0] [--before main] [--all-cores]``
 (``STORE``: a data dir, e.g. ``artifacts/bench-stores/evalita-10000-distinct1000-seed7-v2``).
 Prints a table and writes ``artifacts/bench_custom_average.json``.
 """
@@ -81,7 +82,12 @@ def main() -> int:
     parser.add_argument("--before", default="main", help="git revision to compare with")
     parser.add_argument("--seed", type=int, default=32)
     parser.add_argument("--check", action="store_true", help="exit 1 if any result differs")
+    parser.add_argument(
+        "--all-cores", action="store_true", help="let BLAS use every core (default: one, figures per core)"
+    )
     args = parser.parse_args()
+    if not args.all_cores:
+        _common.one_core()  # before numpy loads its BLAS (imported below, not at the top)
 
     import numpy as np
 
