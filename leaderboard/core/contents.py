@@ -323,7 +323,7 @@ def read_table(data: bytes, path: str = CONTENTS_PATH, columns: Iterable[str] | 
     ``columns``: read only these (those the file has; ``results_path`` always): at 20,000 rows the
     columns a reader does not need are most of the file's decoded size."""
     try:
-        source = pq.ParquetFile(io.BytesIO(data))
+        source = pq.ParquetFile(pa.BufferReader(data))  # read in place (a file object copies each page)
         names = None
         if columns is not None:
             wanted = {"results_path", *columns}

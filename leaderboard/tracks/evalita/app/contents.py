@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -184,11 +185,17 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     # The Evalita rows by index (no filtered copy of the table: its record_json is most of a GB).
     evalita = pc.fill_null(pc.equal(table.column("track"), TRACK), False)
     mine = pa.array(np.flatnonzero(evalita.to_numpy(zero_copy_only=False)))
-    columns = {name: table.column(name).take(mine).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
-    prompts = _PromptColumn(table.column("prompt_scores").take(mine).combine_chunks())
-    # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
-    # 20,000 rows that list alone would hold about a GB while the records are built.
-    record_json, rows = table.column("record_json"), mine.to_pylist()
+    every = len(mine) == len(table)  # a store of one track: no copy of any column
+
+    def picked(name: str) -> pa.ChunkedArray:
+        return table.column(name) if every else table.column(name).take(mine)
+
+    columns = {name: picked(name).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
+    prompts = _PromptColumn(picked("prompt_scores").combine_chunks())
+    # The blocks' JSON (tens of KB a row in a version-1 table) is read a slice of rows at a time,
+    # not as one list of strings (at 20,000 rows that list alone would hold about a GB while the
+    # records are built), nor row by row (an Arrow scalar a row costs a second at 20,000).
+    record_json = _slices(picked("record_json"))
     # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
     # two thirds of the bytes) mapped from a temporary file until that view reads them.
     batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
@@ -196,12 +203,10 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     # draws are in its record_json).
     draws = None
     if "draws" in table.column_names:
-        draws = table.column("draws")
-        draws = (draws if len(mine) == len(table) else draws.take(mine)).combine_chunks()
-    columnar = np.zeros(len(rows), dtype=bool) if draws is None else ~np.asarray(draws.is_null(), dtype=bool)
+        draws = picked("draws").combine_chunks()
+    columnar = np.zeros(len(mine), dtype=bool) if draws is None else ~np.asarray(draws.is_null(), dtype=bool)
     parts: dict[int, _RowParts] = {}
-    for i, path in enumerate(columns["results_path"]):
-        text = record_json[rows[i]].as_py()
+    for i, (path, text) in enumerate(zip(columns["results_path"], record_json, strict=True)):
         if text is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
@@ -226,6 +231,12 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
         record = RunRecord(model, run, run.comparable, table_scores, DEFAULT_METRIC_SET, missing)
         records[path] = (columns["results_version"][i], record)
     return records
+
+
+def _slices(column: pa.ChunkedArray, rows: int = 512) -> Iterator[Any]:
+    """``column``'s values in order, converted to Python ``rows`` at a time."""
+    for start in range(0, len(column), rows):
+        yield from column.slice(start, rows).to_pylist()
 
 
 def _add_draws_column(draws: pa.ListArray, slots: dict[int, int | None], batch: BlockBatch) -> None:
