@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from eval_queue.requests import EvalRequest, utc_now
 from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from eval_queue.storage.paths import results_files
 from eval_queue.submission import SubmissionForm, submit
 from eval_queue.tracks import DEFAULT_TRACK, TrackRegistry, track_registry
 from leaderboard import heap
@@ -207,9 +209,18 @@ class AppContext:
                 return
             self._read_started_at = self.clock()
             with collector_paused():
+                versions = None
                 if self._store is None and self.use_contents:
-                    seed_from_contents(self.stores.results, self._cache, self.registry)
-                store = read_results_store(self.stores.results, cache=self._cache, registry=self.registry)
+                    # The store listed in a thread while the table is read and decoded (Arrow and
+                    # the listing's system calls let each other run).  A file published meanwhile
+                    # and missing from the listing is read at the next refresh.
+                    with ThreadPoolExecutor(1, thread_name_prefix="list-results") as pool:
+                        listing = pool.submit(results_files, self.stores.results)
+                        seed_from_contents(self.stores.results, self._cache, self.registry)
+                        versions = listing.result()
+                store = read_results_store(
+                    self.stores.results, cache=self._cache, registry=self.registry, versions=versions
+                )
             changed = self._cache.parsed_count != self._parsed_seen
             self._parsed_seen = self._cache.parsed_count
             with self._lock:

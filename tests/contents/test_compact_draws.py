@@ -106,3 +106,33 @@ def test_a_changed_value_is_seen() -> None:
     _, from_columns = _batches(layouts, False)
     assert from_columns[2] != from_text[2]
     assert from_columns[1] == from_text[1]
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        ([0.2, "0.3"], "not numbers"),
+        ([0.2, None], "not numbers"),
+        ([0.2, 0.3, 0.4], "pair"),
+        ([0.4, 0.2], "low ≤ high"),
+        ([0.2, float("nan")], "finite"),
+    ],
+)
+def test_intervals_converted_together_refuse_only_the_bad_block(bad: list, reason: str) -> None:
+    """Runs' intervals are converted a group at a time (700 runs: a full group and a rest): one
+    bad pair refuses its block alone, the others keep their own intervals."""
+    batch = BlockBatch()
+    blocks = [_block(i, [], False) for i in range(700)]
+    for i, block in enumerate(blocks):
+        block["intervals"]["cps:wic"] = [0.001 * i, 0.001 * i + 0.5]
+    blocks[600]["intervals"]["cps:wic"] = bad
+    for block in blocks:
+        batch.add(block)
+    built = batch.build()
+    assert isinstance(built[600], ValueError) and reason in str(built[600])
+    assert not any(isinstance(b, ValueError) for i, b in enumerate(built) if i != 600)
+    for i in (0, 599, 601, 699):
+        assert dict(built[i].intervals) == {  # type: ignore[union-attr]
+            "mean_cps": (0.1 * i, 0.1 * i + 0.05),
+            "cps:wic": (0.001 * i, 0.001 * i + 0.5),
+        }
