@@ -219,8 +219,6 @@ class BlockBatch:
         self._draws_rows: list[tuple[tuple[str, int, int], ...]] = []
         #: One string per distinct draws key (a key is the same for thousands of runs).
         self._shared: dict[str, str] = {}
-        #: Intervals queued for conversion, by figure names: (slot, [low, high] pairs).
-        self._pending: dict[tuple[str, ...], list[tuple[int, list[Any]]]] = {}
 
     def add(self, block: dict[str, Any]) -> int:
         """Take one block (its slot is returned); a block not shaped as one, or whose numbers are
@@ -243,45 +241,18 @@ class BlockBatch:
         return slot
 
     def _add_intervals(self, slot: int, intervals: dict[str, Any]) -> tuple[tuple[str, ...], int]:
-        """Queue one block's intervals; its row is known now, its numbers are converted with its
-        group's (:meth:`_convert_intervals`): one array call for 512 runs, not one per run."""
         names = tuple(intervals)
         pairs = list(intervals.values())
+        if not all(len(pair) == 2 for pair in pairs):
+            raise ValueError("an interval is not a [low, high] pair")
+        try:
+            values = array("d", [x for pair in pairs for x in pair])
+        except TypeError:
+            raise ValueError("an interval's ends are not numbers") from None
         rows = self._intervals.get(names)
         if rows is None:
             rows = self._intervals[names] = _Rows(np.float64, 2 * len(names))
-        pending = self._pending.setdefault(names, [])
-        pending.append((slot, pairs))
-        row = len(rows.slots) + len(pending) - 1
-        if len(pending) >= _INTERVALS_AT_ONCE:
-            self._convert_intervals(names)
-        return names, row
-
-    def _convert_intervals(self, names: tuple[str, ...]) -> None:
-        """The queued intervals of ``names`` into their rows; a block whose intervals are not
-        [low, high] pairs of numbers is refused (its row left not finite)."""
-        pending = self._pending.pop(names, [])
-        if not pending:
-            return
-        rows = self._intervals[names]
-        try:
-            matrix = np.array([pairs for _, pairs in pending])
-        except (ValueError, TypeError):  # ragged: some block is not pairs
-            matrix = None
-        if (
-            matrix is not None
-            and matrix.dtype.kind in "biuf"
-            and matrix.shape == (len(pending), len(names), 2)
-        ):
-            rows.put_many([slot for slot, _ in pending], memoryview(matrix.astype(np.float64)).cast("B"))
-            return
-        for slot, pairs in pending:  # one block at a time, to refuse only the bad ones
-            try:
-                raw = _interval_bytes(pairs)
-            except ValueError as exc:
-                self._errors.setdefault(slot, exc)
-                raw = array("d", [np.nan] * 2 * len(names)).tobytes()
-            rows.put(slot, raw)
+        return names, rows.put(slot, memoryview(values).cast("B"))
 
     def _add_draws(self, slot: int, figure: str, kept: dict[str, Any]) -> tuple[str, int, int]:
         try:
@@ -372,8 +343,6 @@ class BlockBatch:
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
-        for names in list(self._pending):
-            self._convert_intervals(names)
         index = {names: {name: i for i, name in enumerate(names)} for names in self._intervals}
         intervals = {}
         for names, rows in self._intervals.items():
@@ -414,20 +383,6 @@ class BlockBatch:
             except ValueError as exc:
                 out.append(exc)
         return out
-
-
-#: Runs whose intervals are converted together (a few MB of Python numbers at most).
-_INTERVALS_AT_ONCE = 512
-
-
-def _interval_bytes(pairs: list[Any]) -> bytes:
-    """One block's intervals as float64 bytes (low, high, …); :class:`ValueError` saying why not."""
-    if not all(isinstance(pair, list | tuple) and len(pair) == 2 for pair in pairs):
-        raise ValueError("an interval is not a [low, high] pair")
-    try:
-        return array("d", [x for pair in pairs for x in pair]).tobytes()
-    except (TypeError, OverflowError):
-        raise ValueError("an interval's ends are not numbers") from None
 
 
 def _set_bytes(
