@@ -74,7 +74,7 @@ def seed_from_contents(
 ) -> Seeded:
     """Fill ``cache`` with the records the contents table of ``storage`` holds (see the module docstring).
 
-    A reader's ``deferred_columns`` (Evalita's draws: most of the file's bytes) are decoded in a
+    A reader's ``deferred_columns`` (a track's resampled draws: most of the file's bytes) are decoded in a
     thread while it builds its records from the other columns, and handed to it when it asks
     (``reader(table, deferred=...)``): Arrow's decoding and the reader's Python run side by side."""
     registry = registry or track_registry()
