@@ -88,6 +88,11 @@ class AppContext:
     _status: tuple[StoreResults, datetime | None, str] | None = field(default=None, repr=False)
     _queue_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _warming: threading.Thread | None = field(default=None, repr=False)
+    #: Called in each warm-up, in its thread, as soon as the tracks' views exist and before they
+    #: are warmed (their other settings, metric sets, task tables): what the first visitor is shown
+    #: (the page's default view: :meth:`leaderboard.ui.page.Page.warm_first_render`), so that a
+    #: visitor arriving at start waits for that alone, not for the rest of the warm-up.
+    first_views: list[Callable[[], None]] = field(default_factory=list, repr=False)
     #: Called at the end of each warm-up, in its thread, once the tracks' views are built (the
     #: page renders the views most visitors open first: :meth:`leaderboard.ui.page.Page.warm_renders`).
     after_warm: list[Callable[[], None]] = field(default_factory=list, repr=False)
@@ -163,16 +168,18 @@ class AppContext:
         return self._version
 
     def warm(self) -> None:
-        """Read the store and build every track's view now (each ``warm()``ed), so no visitor waits.
+        """Read the store and build every track's view now, render what a first visitor is shown
+        (:attr:`first_views`), then warm each view (``warm()``) and the rest, so no visitor waits.
 
         Run in a background thread at start-up and by the refresh timer after a change.
         """
         try:
-            for spec in self.registry:
-                if spec.snapshot is not None:
-                    view = self.snapshot(spec.name)
-                    if hasattr(view, "warm"):
-                        view.warm()
+            views = [self.snapshot(spec.name) for spec in self.registry if spec.snapshot is not None]
+            for hook in list(self.first_views):
+                hook()
+            for view in views:
+                if hasattr(view, "warm"):
+                    view.warm()
             for hook in list(self.after_warm):
                 hook()
             heap.trim()  # the warm-up's temporaries (tiers' blocks, parsed texts) back to the system
