@@ -41,6 +41,9 @@ the sessions each server's resident memory is read from ``/proc``.
 The stores are kept under ``--store-cache`` (default ``artifacts/bench-stores``), written once
 per size by ``tests.support.synthetic.results.cached_synthetic_store`` (two processes; above
 1,000 models the other runs are shifted copies of the 1,000-model store's: 10,000 models in minutes).
+A kept store whose ``contents.parquet`` is in an older format than the app's has it rebuilt from
+its results files first (said on the console; minutes at 10,000 models, once), so that the store
+read is timed on the table the app reads today.
 
 Run: ``.venv/bin/python bench/bench_ui_browser.py [--models 10 100 1000] [--repeat 3]
 [--baseline DIR] [--store-cache DIR]`` (needs Debian chromium at /usr/bin/chromium); writes

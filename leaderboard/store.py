@@ -125,16 +125,22 @@ def envelope_track(data: bytes, path: str, registry: TrackRegistry | None = None
 
 
 def read_results_store(
-    storage: Storage, cache: ResultsCache | None = None, registry: TrackRegistry | None = None
+    storage: Storage,
+    cache: ResultsCache | None = None,
+    registry: TrackRegistry | None = None,
+    *,
+    versions: Mapping[str, str] | None = None,
 ) -> StoreResults:
     """List ``storage`` once and parse every results file with its track's parser.
 
     Unusable files are logged as warnings naming the file (once per version, with a
-    cache) and listed as problems; they never stop the others from loading.
+    cache) and listed as problems; they never stop the others from loading.  ``versions``: the
+    listing (:func:`results_files`) when the caller has made it already (the cold start lists the
+    store while the contents table is decoded).
     """
     registry = track_registry() if registry is None else registry
     cache = ResultsCache() if cache is None else cache
-    versions = results_files(storage)
+    versions = results_files(storage) if versions is None else versions
     cache.keep_only(versions)
 
     records: dict[str, dict[str, Any]] = {}

@@ -323,7 +323,7 @@ def read_table(data: bytes, path: str = CONTENTS_PATH, columns: Iterable[str] | 
     ``columns``: read only these (those the file has; ``results_path`` always): at 20,000 rows the
     columns a reader does not need are most of the file's decoded size."""
     try:
-        source = pq.ParquetFile(io.BytesIO(data))
+        source = pq.ParquetFile(pa.BufferReader(data))  # read in place (a file object copies each page)
         names = None
         if columns is not None:
             wanted = {"results_path", *columns}
@@ -331,16 +331,24 @@ def read_table(data: bytes, path: str = CONTENTS_PATH, columns: Iterable[str] | 
         table = source.read(columns=names)
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise ContentsError(path, f"not a Parquet file: {exc}") from None
-    metadata = table.schema.metadata or {}
-    try:
-        header = json.loads(metadata.get(METADATA_KEY, b"{}"))
-    except ValueError:
-        header = {}
-    if not isinstance(header, dict) or header.get("format") not in READABLE_CONTENTS_FORMATS:
+    if format_of(table.schema) not in READABLE_CONTENTS_FORMATS:
         raise ContentsError(path, f"not a {' or '.join(READABLE_CONTENTS_FORMATS)} table")
     if "results_path" not in table.column_names:
         raise ContentsError(path, "it has no results_path column")
     return table
+
+
+def format_of(schema: pa.Schema) -> str | None:
+    """The contents format a table's schema says it is in (:data:`CONTENTS_FORMAT`…), None if none.
+
+    Reads only the schema's metadata: ``format_of(pq.read_schema(path))`` tells an older table
+    from a current one without decoding a row (a bench store's table written before a version)."""
+    try:
+        header = json.loads((schema.metadata or {}).get(METADATA_KEY, b"{}"))
+    except ValueError:
+        return None
+    found = header.get("format") if isinstance(header, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:

@@ -139,8 +139,14 @@ def rebuild(storage: Storage, registry: TrackRegistry | None = None) -> Rebuilt:
 def read_contents(storage: Storage, columns: Iterable[str] | None = None) -> pa.Table | None:
     """The store's contents table (only ``columns`` if given), None when it has none;
     :class:`ContentsError` if it is unusable."""
+    data = contents_bytes(storage)
+    return None if data is None else read_table(data, columns=columns)
+
+
+def contents_bytes(storage: Storage) -> bytes | None:
+    """The store's contents file as it is (size-capped), None when it has none: to decode its
+    columns in parts (:func:`~leaderboard.core.contents.read_table`)."""
     try:
-        data = storage.read(CONTENTS_PATH, max_bytes=CONTENTS_MAX_BYTES)
+        return storage.read(CONTENTS_PATH, max_bytes=CONTENTS_MAX_BYTES)
     except NotFoundError:
         return None
-    return read_table(data, columns=columns)

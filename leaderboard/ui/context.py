@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from eval_queue.requests import EvalRequest, utc_now
 from eval_queue.resolver import ModelResolver, resolver_for
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from eval_queue.storage.paths import results_files
 from eval_queue.submission import SubmissionForm, submit
 from eval_queue.tracks import DEFAULT_TRACK, TrackRegistry, track_registry
 from leaderboard import heap
@@ -86,6 +88,11 @@ class AppContext:
     _status: tuple[StoreResults, datetime | None, str] | None = field(default=None, repr=False)
     _queue_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _warming: threading.Thread | None = field(default=None, repr=False)
+    #: Called in each warm-up, in its thread, as soon as the tracks' views exist and before they
+    #: are warmed (their other settings, metric sets, task tables): what the first visitor is shown
+    #: (the page's default view: :meth:`leaderboard.ui.page.Page.warm_first_render`), so that a
+    #: visitor arriving at start waits for that alone, not for the rest of the warm-up.
+    first_views: list[Callable[[], None]] = field(default_factory=list, repr=False)
     #: Called at the end of each warm-up, in its thread, once the tracks' views are built (the
     #: page renders the views most visitors open first: :meth:`leaderboard.ui.page.Page.warm_renders`).
     after_warm: list[Callable[[], None]] = field(default_factory=list, repr=False)
@@ -161,16 +168,18 @@ class AppContext:
         return self._version
 
     def warm(self) -> None:
-        """Read the store and build every track's view now (each ``warm()``ed), so no visitor waits.
+        """Read the store and build every track's view now, render what a first visitor is shown
+        (:attr:`first_views`), then warm each view (``warm()``) and the rest, so no visitor waits.
 
         Run in a background thread at start-up and by the refresh timer after a change.
         """
         try:
-            for spec in self.registry:
-                if spec.snapshot is not None:
-                    view = self.snapshot(spec.name)
-                    if hasattr(view, "warm"):
-                        view.warm()
+            views = [self.snapshot(spec.name) for spec in self.registry if spec.snapshot is not None]
+            for hook in list(self.first_views):
+                hook()
+            for view in views:
+                if hasattr(view, "warm"):
+                    view.warm()
             for hook in list(self.after_warm):
                 hook()
             heap.trim()  # the warm-up's temporaries (tiers' blocks, parsed texts) back to the system
@@ -207,9 +216,18 @@ class AppContext:
                 return
             self._read_started_at = self.clock()
             with collector_paused():
+                versions = None
                 if self._store is None and self.use_contents:
-                    seed_from_contents(self.stores.results, self._cache, self.registry)
-                store = read_results_store(self.stores.results, cache=self._cache, registry=self.registry)
+                    # The store listed in a thread while the table is read and decoded (Arrow and
+                    # the listing's system calls let each other run).  A file published meanwhile
+                    # and missing from the listing is read at the next refresh.
+                    with ThreadPoolExecutor(1, thread_name_prefix="list-results") as pool:
+                        listing = pool.submit(results_files, self.stores.results)
+                        seed_from_contents(self.stores.results, self._cache, self.registry)
+                        versions = listing.result()
+                store = read_results_store(
+                    self.stores.results, cache=self._cache, registry=self.registry, versions=versions
+                )
             changed = self._cache.parsed_count != self._parsed_seen
             self._parsed_seen = self._cache.parsed_count
             with self._lock:

@@ -133,6 +133,7 @@ class Page:
         self.tabbar: gr.Tabs | None = None
         self._pending: list[Callable[[], None]] | None = []
         self.renders = RenderCache()
+        ctx.first_views.append(self.warm_first_render)
         ctx.after_warm.append(self.warm_renders)
 
     # -- building ---------------------------------------------------------------------------
@@ -409,6 +410,14 @@ class Page:
             digests[parts.outputs[name]] = shared.digests[name]
         return self._send(session, values, digests, served=(shared, parts.outputs))
 
+    def warm_first_render(self) -> None:
+        """Render the default tab's plain view (a plain address) now: what a visitor arriving
+        while the app starts waits for, computed before the rest of the warm-up."""
+        tab = self.tabs.get(DEFAULT_TAB)
+        if tab is None or not tab.shared_render:
+            return
+        self._warm_render(tab, {})
+
     def warm_renders(self) -> None:
         """Render each shared tab's plain view and its :attr:`~leaderboard.ui.tab.Tab.warm_queries`
         for the current results version, in the order the tabs are laid out (the default tab
@@ -417,13 +426,16 @@ class Page:
             if not tab.shared_render:
                 continue
             for query in ({}, *tab.warm_queries):
-                state, _ = PageState.from_query(
-                    {**query, "tab": tab.id}, tabs=self.tabs, extra_fields=self.url_fields
-                )
-                try:
-                    self.render(tab, state)
-                except Exception:  # a background task: log it; a visitor's render reports it
-                    logger.exception("warming the %s tab's view %s failed", tab.id, query)
+                self._warm_render(tab, query)
+
+    def _warm_render(self, tab: Tab, query: Mapping[str, str]) -> None:
+        state, _ = PageState.from_query(
+            {**query, "tab": tab.id}, tabs=self.tabs, extra_fields=self.url_fields
+        )
+        try:
+            self.render(tab, state)
+        except Exception:  # a background task: log it; a visitor's render reports it
+            logger.exception("warming the %s tab's view %s failed", tab.id, query)
 
     def render(self, tab: Tab, state: PageState) -> SharedRender:
         """``tab``'s render of ``state``: shared by every visitor when the tab allows it."""

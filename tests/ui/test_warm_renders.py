@@ -75,3 +75,33 @@ def test_visitors_arriving_while_the_view_is_built_wait_for_that_one_build(
     for visitor in visitors:
         visitor.join()
     assert len(built) == 1 and len(got) == 4 and all(view is got[0] for view in got)
+
+
+def test_the_first_visitors_view_is_rendered_before_the_rest_of_the_warm_up(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A visitor arriving at start waits for the default view alone: it is rendered as soon as the
+    board exists, before the board's other settings and metric sets are warmed."""
+    ctx, page = _app(tmp_path)
+    order: list[str] = []
+    board_warm = board_module.Board.warm
+    first_render = page.warm_first_render
+
+    def warm_board(self) -> None:
+        order.append("board warmed")
+        board_warm(self)
+
+    def first() -> None:
+        first_render()
+        order.append(f"first render ({page.renders.computed} computed)")
+
+    monkeypatch.setattr(board_module.Board, "warm", warm_board)
+    ctx.first_views[ctx.first_views.index(first_render)] = first
+    ctx.warm()
+    assert order == ["first render (1 computed)", "board warmed"]
+    plain, _ = PageState.from_query({}, tabs=page.tabs, extra_fields=page.url_fields)
+    computed = page.renders.computed
+    session = Session()
+    session.browser = True
+    page.show(session, plain)  # the plain visit: the render made first
+    assert page.renders.computed == computed

@@ -253,8 +253,11 @@ def cached_synthetic_store(
     """A data folder (``results/`` with its ``contents.parquet``, ``details/``) of ``n_models``
     synthetic models, written once under ``cache_root`` and reused while its version holds.
 
-    A folder without its ``complete`` mark (an interrupted write) is written anew.  ``distinct``:
-    see :func:`write_synthetic_results` (part of the folder's name)."""
+    A folder without its ``complete`` mark (an interrupted write) is written anew.  A kept folder
+    whose ``contents.parquet`` is in an older format than the app's (written before the format
+    changed: the benches would time a read the app no longer does) has its table rebuilt from its
+    results files, once, and says so (:func:`refresh_contents`).  ``distinct``: see
+    :func:`write_synthetic_results` (part of the folder's name)."""
     import shutil
 
     from eval_queue.storage.local import LocalStorage
@@ -267,6 +270,7 @@ def cached_synthetic_store(
     data = cache_root / f"evalita-{n_models}{copies}-seed{seed}-v{STORE_VERSION}"
     mark = data / "complete"
     if mark.is_file():
+        refresh_contents(data)
         return data
     # The drawn runs: those of the store of `distinct` models (written first, and kept too).
     bases = None if distinct is None else cached_synthetic_store(cache_root, distinct, seed, workers=workers)
@@ -286,3 +290,43 @@ def cached_synthetic_store(
     storage.write(CONTENTS_PATH, to_parquet(rebuild(storage).table))
     mark.write_text(f"{files} results files\n")
     return data
+
+
+def refresh_contents(data: Path) -> str | None:
+    """Rebuild ``data/results/contents.parquet`` from the results files when its format is not the
+    app's (:data:`~leaderboard.core.contents.CONTENTS_FORMAT`); the format it had ("no table"
+    when there was none), None when it was current.  Printed, since it takes minutes at 10,000 models.
+
+    The rebuild runs in a child process (its GBs would count in the peak memory of every process
+    the benches start from this one), and its table replaces the file (written aside, then
+    renamed), so a hard-linked copy of the store keeps the old one."""
+    import subprocess
+    import sys
+    import time
+
+    import pyarrow.parquet as pq
+
+    from leaderboard.core.contents import CONTENTS_FORMAT, CONTENTS_PATH, format_of
+
+    table = data / "results" / CONTENTS_PATH
+    found = (format_of(pq.read_schema(table)) or "an unmarked table") if table.is_file() else "no table"
+    if found == CONTENTS_FORMAT:
+        return None
+    print(
+        f"{table}: {found}, not the app's {CONTENTS_FORMAT}: rebuilding it from the results files", flush=True
+    )
+    started = time.monotonic()
+    child = f"from tests.support.synthetic.results import _rebuild_contents; _rebuild_contents({str(data)!r})"
+    subprocess.run([sys.executable, "-c", child], cwd=Path(__file__).resolve().parents[3], check=True)
+    print(f"{table}: rebuilt in {time.monotonic() - started:.0f} s", flush=True)
+    return found
+
+
+def _rebuild_contents(data: str) -> None:
+    """The store's contents table written anew from its results files (:func:`refresh_contents`'s child)."""
+    from eval_queue.storage.local import LocalStorage
+    from leaderboard.core.contents import CONTENTS_PATH, to_parquet
+    from leaderboard.core.contents_io import rebuild
+
+    storage = LocalStorage(Path(data) / "results")
+    storage.write(CONTENTS_PATH, to_parquet(rebuild(storage).table))

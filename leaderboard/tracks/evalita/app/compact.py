@@ -153,8 +153,15 @@ class _Rows:
 
     def put_many(self, slots: list[int], raw: bytes | memoryview) -> None:
         """Append ``len(slots)`` rows at once (their bytes, one after the other, in ``slots``' order)."""
-        self._buffer += raw
         self.slots.extend(slots)
+        if self._file is not None and len(raw) >= self._CHUNK:
+            # Straight to the file (the rows kept so far first): no copy through the buffer.
+            self._flush()
+            self._check(np.frombuffer(raw, self._dtype).reshape(-1, self._width), self._written)
+            self._file.write(raw)
+            self._written += len(slots)
+            return
+        self._buffer += raw
         if self._file is not None and len(self._buffer) >= self._CHUNK:
             self._flush()
 
@@ -372,28 +379,53 @@ class BlockBatch:
         for j in np.flatnonzero(~valid).tolist():
             message = f"draws of {figure_names[figure_codes[j]]!r} are not whole float32 values"
             self._errors.setdefault(int(owners[j]), ValueError(message))
-        # Each block's (figure, length) in its order: its layout (see build).
+        group_of = figure_codes.astype(np.int64) * (int(sizes.max(initial=0)) + 1) + sizes
+        self._add_layouts(owners, group_of, figure_names, figure_codes, sizes)
+        shared_keys = [self._shared.setdefault(key, key) for key in key_names]
+        # The sets' bytes in place: the binary array's offsets into its one data buffer.
+        offsets = np.frombuffer(values.buffers()[1], np.int32)[
+            values.offset : values.offset + len(values) + 1
+        ]
+        data = values.buffers()[2]
+        for group in np.unique(group_of[valid]).tolist():
+            members = np.flatnonzero((group_of == group) & valid)
+            first = int(members[0])
+            figure, size = figure_names[figure_codes[first]], int(sizes[first])
+            self._keys(figure, size).extend([shared_keys[c] for c in key_codes[members].tolist()])
+            self._draws[figure, size][0].put_many(
+                owners[members].tolist(), _set_bytes(data, offsets, members, size)
+            )
+
+    def _add_layouts(
+        self,
+        owners: NDArray[np.int64],
+        group_of: NDArray[np.int64],
+        figure_names: list[str],
+        figure_codes: NDArray[np.int32],
+        sizes: NDArray[np.int64],
+    ) -> None:
+        """Each block's (figure, length) of its draw sets, in its order: its layout (see build).
+
+        Most blocks share one layout (the same figures kept at the same lengths): it is computed once."""
+        bounds = np.flatnonzero(np.diff(owners)) + 1
+        counts = np.diff(np.concatenate(([0], bounds, [len(owners)])))
+        if len(owners) and (counts == counts[0]).all():
+            by_block = group_of.reshape(-1, int(counts[0]))
+            if (by_block == by_block[0]).all():
+                shape = tuple(
+                    (figure_names[c], size, -1)
+                    for c, size in zip(
+                        figure_codes[: counts[0]].tolist(), sizes[: counts[0]].tolist(), strict=True
+                    )
+                )
+                for slot in owners[np.concatenate(([0], bounds))].tolist():
+                    self._draws_rows[slot] = (*self._draws_rows[slot], *shape)
+                return
         shapes = list(zip([figure_names[c] for c in figure_codes.tolist()], sizes.tolist(), strict=True))
-        bounds = [0, *(np.flatnonzero(np.diff(owners)) + 1).tolist(), len(owners)]
-        for start, end in pairwise(bounds):
+        for start, end in pairwise([0, *bounds.tolist(), len(owners)]):
             slot = int(owners[start])
             shape = tuple((figure, size, -1) for figure, size in shapes[start:end])
             self._draws_rows[slot] = (*self._draws_rows[slot], *shape)
-        group_of = figure_codes.astype(np.int64) * (int(sizes.max(initial=0)) + 1) + sizes
-        for group in np.unique(group_of[valid]).tolist():
-            members = np.flatnonzero((group_of == group) & valid)
-            figure, size = shapes[int(members[0])]
-            picked = values.take(pa.array(members, pa.int64()))
-            # Its sets' bytes, one after the other: the data buffer between its first and last offset.
-            offsets = np.frombuffer(picked.buffers()[1], np.int32)[
-                picked.offset : picked.offset + len(picked) + 1
-            ]
-            data = memoryview(picked.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
-            self._keys(figure, size).extend(
-                self._shared.setdefault(key, key)
-                for key in (key_names[c] for c in key_codes[members].tolist())
-            )
-            self._draws[figure, size][0].put_many(owners[members].tolist(), data)
 
     def build(self) -> list[UncertaintySummary | ValueError]:
         """Each added block, in order: its compact summary, or why it is refused."""
@@ -437,6 +469,28 @@ class BlockBatch:
             except ValueError as exc:
                 out.append(exc)
         return out
+
+
+def _set_bytes(
+    data: pa.Buffer, offsets: NDArray[np.int32], members: NDArray[np.int64], size: int
+) -> memoryview:
+    """The bytes of sets ``members`` (each ``size`` long) of a binary array (its data buffer and
+    offsets), one after the other.
+
+    The sets of one figure lie at a fixed stride in the table (every run keeps the same figures):
+    one strided copy of the buffer, not a gather of each set."""
+    starts = offsets[members].astype(np.int64)
+    buffer = np.frombuffer(data, np.uint8)
+    if len(starts) == 1:
+        return memoryview(buffer[starts[0] : starts[0] + size])
+    strides = np.diff(starts)
+    if (strides == strides[0]).all() and strides[0] >= size:
+        rows = np.lib.stride_tricks.as_strided(
+            buffer[starts[0] :], shape=(len(starts), size), strides=(int(strides[0]), 1), writeable=False
+        )
+    else:  # another layout: set by set
+        rows = np.concatenate([buffer[start : start + size] for start in starts.tolist()])
+    return memoryview(np.ascontiguousarray(rows)).cast("B")
 
 
 def _check_header(fields: Mapping[str, Any]) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -178,39 +179,51 @@ class TableScores(RunScores):
         return ParsedScores(self._path, results)
 
 
-def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
+def records_of_table(
+    table: pa.Table, deferred: Callable[[], pa.Table] | None = None
+) -> dict[str, tuple[str, RunRecord]]:
     """``{results path: (store version, record)}`` of the table's Evalita rows; an unusable row is
-    logged and left out (its file is then read from the store)."""
+    logged and left out (its file is then read from the store).
+
+    ``deferred``: the ``draws`` column, when ``table`` lacks it, as a table of the same rows that
+    this function waits for only once the rest is built (the cold start decodes it meanwhile)."""
     # The Evalita rows by index (no filtered copy of the table: its record_json is most of a GB).
     evalita = pc.fill_null(pc.equal(table.column("track"), TRACK), False)
     mine = pa.array(np.flatnonzero(evalita.to_numpy(zero_copy_only=False)))
-    columns = {name: table.column(name).take(mine).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
-    prompts = _PromptColumn(table.column("prompt_scores").take(mine).combine_chunks())
-    # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
-    # 20,000 rows that list alone would hold about a GB while the records are built.
-    record_json, rows = table.column("record_json"), mine.to_pylist()
+    every = len(mine) == len(table)  # a store of one track: no copy of any column
+
+    def picked(name: str, source: pa.Table = table) -> pa.ChunkedArray:
+        # ``source``: the table, or the deferred columns' (the same rows, in the same order).
+        return source.column(name) if every else source.column(name).take(mine)
+
+    columns = {name: picked(name).to_pylist() for name in COLUMNS if name not in _ARROW_ONLY}
+    prompts = _PromptColumn(_one_array(picked("prompt_scores")))
+    # The blocks' JSON (tens of KB a row in a version-1 table) is read a slice of rows at a time,
+    # not as one list of strings (at 20,000 rows that list alone would hold about a GB while the
+    # records are built), nor row by row (an Arrow scalar a row costs a second at 20,000).
+    record_json = _slices(picked("record_json"))
     # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
     # two thirds of the bytes) mapped from a temporary file until that view reads them.
     batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
     # The draws as bytes (a table written since the column exists; null in an older row, whose
-    # draws are in its record_json).
-    draws = None
-    if "draws" in table.column_names:
-        draws = table.column("draws")
-        draws = (draws if len(mine) == len(table) else draws.take(mine)).combine_chunks()
-    columnar = np.zeros(len(rows), dtype=bool) if draws is None else ~np.asarray(draws.is_null(), dtype=bool)
+    # draws are in its record_json), asked for only when a row's record_json holds draws too,
+    # or once every row is built.
+    draws = _DrawsColumn(
+        table if deferred is None or "draws" in table.column_names else deferred,
+        lambda source, name: picked(name, source),
+    )
     parts: dict[int, _RowParts] = {}
-    for i, path in enumerate(columns["results_path"]):
-        text = record_json[rows[i]].as_py()
+    for i, (path, text) in enumerate(zip(columns["results_path"], record_json, strict=True)):
         if text is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
         try:
-            parts[i] = _row_parts(i, columns, text, batch, bool(columnar[i]))
+            parts[i] = _row_parts(i, columns, text, batch, draws)
         except (ValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
             _unusable(path, exc)
-    if draws is not None:
-        _add_draws_column(draws, {i: part[2] for i, part in parts.items() if columnar[i]}, batch)
+    if draws.column() is not None:
+        columnar = draws.columnar()
+        _add_draws_column(draws.column(), {i: part[2] for i, part in parts.items() if columnar[i]}, batch)
     # The intervals and draws of every row at once (checked together), then the scores.
     summaries = batch.build()
     scores = prompts.mappings()
@@ -226,6 +239,49 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
         record = RunRecord(model, run, run.comparable, table_scores, DEFAULT_METRIC_SET, missing)
         records[path] = (columns["results_version"][i], record)
     return records
+
+
+class _DrawsColumn:
+    """The Evalita rows' ``draws`` column (None when the table has none), taken from ``source``
+    on first use: the table, or a call that returns it (decoded meanwhile)."""
+
+    def __init__(
+        self, source: pa.Table | Callable[[], pa.Table], picked: Callable[[pa.Table, str], pa.ChunkedArray]
+    ) -> None:
+        self._source, self._picked = source, picked
+        self._column: pa.ListArray | None = None
+        self._columnar: NDArray[np.bool_] | None = None
+        self._taken = False
+
+    def column(self) -> pa.ListArray | None:
+        if not self._taken:
+            table = self._source if isinstance(self._source, pa.Table) else self._source()
+            if "draws" in table.column_names:
+                self._column = _one_array(self._picked(table, "draws"))
+                self._columnar = ~np.asarray(self._column.is_null(), dtype=bool)
+            self._taken, self._source = True, None  # type: ignore[assignment]
+        return self._column
+
+    def columnar(self) -> NDArray[np.bool_]:
+        """Which rows have their draws in the column (none when there is no column)."""
+        column = self.column()
+        return np.zeros(0, dtype=bool) if column is None else self._columnar  # type: ignore[return-value]
+
+    def has(self, i: int) -> bool:
+        """Whether row ``i``'s draws are in the column."""
+        return self.column() is not None and bool(self.columnar()[i])
+
+
+def _one_array(column: pa.ChunkedArray) -> pa.Array:
+    """``column`` as one array: its only chunk as it is (Arrow's ``combine_chunks`` copies even
+    one chunk: half a GB of draws), or its chunks joined."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def _slices(column: pa.ChunkedArray, rows: int = 512) -> Iterator[Any]:
+    """``column``'s values in order, converted to Python ``rows`` at a time."""
+    for start in range(0, len(column), rows):
+        yield from column.slice(start, rows).to_pylist()
 
 
 def _add_draws_column(draws: pa.ListArray, slots: dict[int, int | None], batch: BlockBatch) -> None:
@@ -274,7 +330,7 @@ _RowParts = tuple[ModelInfo, EvalitaRunInfo, int | None, str | None, frozenset[M
 
 
 def _row_parts(
-    i: int, columns: dict[str, list[Any]], text: str, batch: BlockBatch, columnar: bool
+    i: int, columns: dict[str, list[Any]], text: str, batch: BlockBatch, draws: _DrawsColumn
 ) -> _RowParts:
     model = ModelInfo(**{("id" if c == "model" else c): columns[c][i] for c in _MODEL_COLUMNS})
     run = EvalitaRunInfo.model_validate_json(columns["run_json"][i])
@@ -282,8 +338,8 @@ def _row_parts(
     if not isinstance(blocks, dict):
         raise TypeError("record_json is not a JSON object")
     block = blocks.get("uncertainty")
-    if columnar and isinstance(block, dict):
-        block.pop("draws", None)  # the row's draws column holds them (:func:`_add_draws_column`)
+    if isinstance(block, dict) and "draws" in block and draws.has(i):
+        block.pop("draws")  # the row's draws column holds them (:func:`_add_draws_column`)
     slot = None if block is None else batch.add(block)
     metric_sets = blocks.get("metric_sets") or None
     missing = _sets_missing(tuple((b["name"], b["version"]) for b in metric_sets or ()))
@@ -301,6 +357,9 @@ def _sets_missing(versions: tuple[tuple[Any, Any], ...]) -> frozenset[MetricSet]
 #: The columns :func:`records_of_table` reads (the cold start reads no other: see
 #: :func:`leaderboard.store_contents.seed_from_contents`).
 records_of_table.columns = COLUMNS  # type: ignore[attr-defined]
+#: The columns :func:`records_of_table` can take later (``deferred``): the draws, most of the
+#: table's bytes, decoded while the records are built from the rest.
+records_of_table.deferred_columns = ("draws",)  # type: ignore[attr-defined]
 
 
 #: The ``tasks`` block validated in one call (a run's fifty-odd prompt scores one by one cost
