@@ -14,6 +14,8 @@ os.environ.pop("HF_TOKEN", None)
 os.environ.pop("EVALITA_REQUESTS_REPO", None)
 os.environ.pop("EVALITA_RESULTS_REPO", None)
 
+from collections.abc import Iterator
+
 import pytest
 
 # submitit configures logging when first imported (``logging.config.dictConfig``), which closes
@@ -34,6 +36,19 @@ def toy_track(monkeypatch: pytest.MonkeyPatch):
     yield track_registry().spec("toy")
     monkeypatch.delenv(EXTRA_TRACKS_ENV)
     track_registry.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless chromium per test process, shared by every browser test file.
+
+    Each test opens a context of its own (its own cookies, storage and cache), so sharing the
+    browser shares nothing a test sees; it saves a chromium start per browser test file.
+    """
+    from tests.support.browser import launched_chromium
+
+    with launched_chromium() as launched:
+        yield launched
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

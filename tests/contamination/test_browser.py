@@ -24,10 +24,10 @@ from leaderboard.tracks.contamination.definition import EVIDENCE, NO_EVIDENCE
 from leaderboard.tracks.evalita.schema import PromptScore, ResultsFile, TaskResult
 from tests.contamination.records import results, set_result
 from tests.ui.conftest import Served, serve_app
-from tests.ui.test_browser import _open, _rows, _shot, _tab, browser, page
+from tests.ui.test_browser import _open, _rows, _shot, _tab, page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-__all__ = ["browser", "page"]
+__all__ = ["page"]
 
 MODEL = RunRef("org/model", "a" * 40, "bfloat16")
 OTHER = RunRef("org/other0", "a" * 40, "bfloat16")

@@ -29,10 +29,10 @@ from tests.backend.conftest import REPO_ROOT, worker_env
 from tests.judge.test_items import _publish_sum_run
 from tests.judge.test_results_tables import _meta_file, set_key
 from tests.ui.conftest import Served, serve_app
-from tests.ui.test_browser import _open, _rows, _shot, _tab, browser, page
+from tests.ui.test_browser import _open, _rows, _shot, _tab, page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-__all__ = ["browser", "page"]
+__all__ = ["page"]
 
 JUDGED = RunRef("org/model", "a" * 40, "bfloat16")
 

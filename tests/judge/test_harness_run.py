@@ -50,6 +50,10 @@ pytestmark = pytest.mark.slow
 
 LIMIT = 2
 MAX_GEN = 12
+#: One prompt at a time: the tiny model's 384-token vocabulary makes a judge prompt thousands of
+#: tokens long, and a padded batch sends attention down its masked path, which builds every
+#: head's full score matrix (most of these runs' time); a lone prompt needs no mask.
+ONE_AT_A_TIME = ("--batch-size", "1")
 
 
 def _judge(
@@ -58,7 +62,7 @@ def _judge(
     command = [
         sys.executable, "-m", "backend.tracks.judge", tiny_model.model_id,
         "--revision", tiny_model.revision, "--precision", "float32",
-        "--data-dir", str(data_dir), "--limit", str(LIMIT), "--max-gen-toks", str(MAX_GEN), *args,
+        "--data-dir", str(data_dir), "--limit", str(LIMIT), "--max-gen-toks", str(MAX_GEN), *ONE_AT_A_TIME, *args,
     ]  # fmt: skip
     env = worker_env(tiny_model.cache_dir, datasets_cache, data_dir)
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
@@ -91,7 +95,7 @@ def test_the_worker_runs_a_tiny_judge_on_the_sample_to_five_criteria_all_unparse
     request = _submit_judge(deployment, tiny_model)
 
     done = deployment.worker(
-        "--once", "--data", "sample", "--limit", str(LIMIT), "--max-gen-toks", str(MAX_GEN)
+        "--once", "--data", "sample", "--limit", str(LIMIT), "--max-gen-toks", str(MAX_GEN), *ONE_AT_A_TIME
     )
 
     assert done.returncode == 0, done.stderr[-3000:]
@@ -238,7 +242,9 @@ def test_a_full_paper_run_on_a_local_set_is_comparable_and_records_what_it_measu
     annotated = _local_set(tmp_path)
     examples = write_examples(tmp_path / "esempi.jsonl")
     paper = _submit_judge(deployment, judge, protocol=JudgeProtocol.PAPER)
-    worker = ("--once", "--worker-id", "w-paper", "--data", "sample", "--judge-data", f"local:{annotated}")
+    worker = (
+        "--once", "--worker-id", "w-paper", "--data", "sample", "--judge-data", f"local:{annotated}", *ONE_AT_A_TIME
+    )  # fmt: skip
 
     # The maintainer pins the digests of the copies, as `python -m backend.tracks.judge.pins` prints them.
     pins = tmp_path / "pins.json"

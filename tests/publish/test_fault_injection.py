@@ -24,7 +24,9 @@ import pytest
 
 from backend.config import Outcome, WorkerConfig
 from backend.tracks import Evaluation, RunContext
+from eval_queue.hubclient import install_hub_timeouts
 from eval_queue.requests import EvalRequest, Status
+from eval_queue.settings import HubTimeouts
 from tests.publish.deployment import (
     Deployment,
     config,
@@ -38,7 +40,10 @@ from tests.publish.faulty_store import StoreFault, StoreFaultKind
 
 log = logging.getLogger(__name__)
 
-HOLD_S = 0.8  # past the tests' read timeout (0.5 s)
+#: The held-answer trials' read timeout, shorter than the other hub tests' (0.5 s): each trial
+#: waits it out once, and there are some thirty trials.  The fake hub answers in milliseconds.
+HOLD_TIMEOUTS = HubTimeouts(connect_s=2.0, read_s=0.3)
+HOLD_S = 0.5  # past HOLD_TIMEOUTS.read_s
 #: Renewals the fake run waits for while the heartbeat's calls are faulted.
 RENEWALS = 3
 
@@ -79,6 +84,8 @@ def _faulted_round(
 def test_one_hub_fault_at_every_call_leaves_every_request_finished_once(
     kind: FaultKind, faulty_hub: FaultyHub, tmp_path: Path
 ) -> None:
+    if kind is FaultKind.HOLD:
+        install_hub_timeouts(HOLD_TIMEOUTS)  # the hub_client fixture resets the client afterwards
     found: list[str] = []
     trials = fired = 0
     for at in range(200):
@@ -150,6 +157,8 @@ def _waiting_for_renewals(deployment: Deployment, arm: Callable[[bool], None]) -
 def test_a_hub_fault_at_each_heartbeat_call_is_ridden_out(
     kind: FaultKind, faulty_hub: FaultyHub, tmp_path: Path
 ) -> None:
+    if kind is FaultKind.HOLD:
+        install_hub_timeouts(HOLD_TIMEOUTS)  # the hub_client fixture resets the client afterwards
     found: list[str] = []
     trials = fired = 0
     for at in range(3):  # the calls of one renewal (and into the next)

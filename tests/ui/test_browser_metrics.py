@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ui.conftest import Served
-from tests.ui.test_browser import _open, _rows, _shot, browser, page  # noqa: F401 (fixtures)
+from tests.ui.test_browser import _open, _rows, _shot, page  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

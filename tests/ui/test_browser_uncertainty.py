@@ -14,7 +14,7 @@ from tests.paper_tables import write_paper_store
 from tests.support.synthetic.results import synthetic_model, write_synthetic_results
 from tests.ui.conftest import Served, serve_app
 from tests.ui.store import write_hf_cache
-from tests.ui.test_browser import _open, _rows, _shot, _tab, browser  # noqa: F401 - the fixture
+from tests.ui.test_browser import _open, _rows, _shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,7 +36,7 @@ def served_intervals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
 
 
 @pytest.fixture
-def page(browser, served_intervals: Served):  # noqa: F811 - the browser fixture, imported
+def page(browser, served_intervals: Served):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(45_000)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.ui.conftest import Served, serve_app
 from tests.ui.store import write_hf_cache
-from tests.ui.test_browser import _open, _rows, _shot, browser  # noqa: F401 - the fixture
+from tests.ui.test_browser import _open, _rows, _shot
 from tests.ui.user_views_store import CHAT_MODEL, HOSTILE_ORG, INCOMPLETE_MODEL, write_user_views_store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -29,7 +29,7 @@ def served_views(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 @pytest.fixture
-def page(browser, served_views: Served):  # noqa: F811 - the browser fixture, imported
+def page(browser, served_views: Served):
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     page = context.new_page()
     page.dialogs = []  # type: ignore[attr-defined]
