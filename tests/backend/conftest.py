@@ -2,10 +2,13 @@
 
 The slow tests run the real worker as ``python -m backend`` in a subprocess whose
 environment points the hub cache at the tiny model's cache and the stores at ``tmp_path``.
+:func:`suite_run` is one such run of every task, made once per test run and read by the
+worker's end-to-end test and the rescore tests.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +23,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from tests.support.shared import built_once
 from tests.support.tiny_model import TinyModel, install_tiny_model
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -112,15 +116,77 @@ def worker_env(hub_cache: Path, datasets_cache: Path, data_dir: Path) -> dict[st
     return env
 
 
-@pytest.fixture
-def deployment(tmp_path: Path, tiny_model: TinyModel, datasets_cache: Path) -> Deployment:
-    data_dir = tmp_path / "eval-data"
+def open_deployment(data_dir: Path, model: TinyModel, datasets: Path) -> Deployment:
+    """A deployment whose stores are under ``data_dir``; its worker loads ``model`` from its cache."""
     stores = open_stores(Settings(data_dir=data_dir))
     return Deployment(
         root=data_dir,
         stores=stores,
         queue=RequestQueue(stores.requests),
-        env=worker_env(tiny_model.cache_dir, datasets_cache, data_dir),
+        env=worker_env(model.cache_dir, datasets, data_dir),
+    )
+
+
+@pytest.fixture
+def deployment(tmp_path: Path, tiny_model: TinyModel, datasets_cache: Path) -> Deployment:
+    return open_deployment(tmp_path / "eval-data", tiny_model, datasets_cache)
+
+
+#: The worker options of :func:`suite_run`: every task and prompt, 2 items each, answers capped at
+#: 8 tokens, no bootstrap — seconds of harness time.
+SUITE_RUN_OPTIONS = ("--limit", "2", "--max-gen-toks", "8", "--bootstrap-iters", "0", "--progress-s", "5")
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """The tiny model submitted with ``python -m eval_queue submit`` and run by ``python -m backend --once``.
+
+    ``deployment``'s store is shared by every test that reads the run: read it, never write it
+    (a test that changes it copies ``deployment.root`` first).  ``submitted`` and ``worker`` are
+    the two commands' exit status and output.
+    """
+
+    deployment: Deployment
+    submitted: subprocess.CompletedProcess[str]
+    worker: subprocess.CompletedProcess[str]
+
+
+def _completed(path: Path) -> subprocess.CompletedProcess[str]:
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    return subprocess.CompletedProcess(saved["args"], saved["returncode"], saved["stdout"], saved["stderr"])
+
+
+def _save(path: Path, done: subprocess.CompletedProcess[str]) -> None:
+    saved = {"args": done.args, "returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+    path.write_text(json.dumps(saved), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def suite_run(
+    tmp_path_factory: pytest.TempPathFactory, tiny_model: TinyModel, datasets_cache: Path
+) -> SuiteRun:
+    """One worker run of every task on the bundled sample, once per test run (tests/support/shared.py).
+
+    A real run costs a subprocess start, the harness's imports and every task's data: the worker's
+    end-to-end test checks what it published, the rescore tests rescore copies of its store.  The
+    commands' outputs are kept beside the store, so the test that checks them reads them whichever
+    xdist worker made the run (the tiny model's revision is the same in every worker).
+    """
+
+    def run(folder: Path) -> None:
+        made = open_deployment(folder / "eval-data", tiny_model, datasets_cache)
+        submitted = made.submit_cli(tiny_model.model_id, tiny_model.revision)
+        _save(folder / "submit.json", submitted)
+        if submitted.returncode == 0:
+            _save(folder / "worker.json", made.worker("--once", *SUITE_RUN_OPTIONS))
+
+    folder = built_once(tmp_path_factory, "suite-run", run)
+    submitted = _completed(folder / "submit.json")
+    assert submitted.returncode == 0, submitted.stderr
+    return SuiteRun(
+        open_deployment(folder / "eval-data", tiny_model, datasets_cache),
+        submitted,
+        _completed(folder / "worker.json"),
     )
 
 

@@ -20,34 +20,37 @@ import pytest
 from backend.config import ExitCode
 from backend.tracks.evalita.data import SAMPLE_DATA_DIR
 from eval_queue.queue import RequestQueue
-from eval_queue.requests import EvalRequest, Status, utc_now
+from eval_queue.requests import Status, utc_now
 from leaderboard.core.items import ITEMS_FILE_NAME, items_from_parquet
 from leaderboard.tracks.evalita.cps_intervals import cps_run
 from leaderboard.tracks.evalita.definition import SUITE, TaskKind
 from leaderboard.tracks.evalita.schema import DetailRecord, ResultsFile
 from leaderboard.tracks.evalita.uncertainty import EVALITA_KINDS, cps_figure, prompt_figure
-from tests.backend.conftest import Deployment, read_lines_until, status_is, wait_for
+from tests.backend.conftest import (
+    SUITE_RUN_OPTIONS,
+    Deployment,
+    SuiteRun,
+    read_lines_until,
+    status_is,
+    wait_for,
+)
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow
 
-FAST = ("--limit", "2", "--max-gen-toks", "8", "--bootstrap-iters", "0", "--progress-s", "5")
-
-
-def _submit_with_cli(deployment: Deployment, tiny_model: TinyModel) -> EvalRequest:
-    done = deployment.submit_cli(tiny_model.model_id, tiny_model.revision)
-    assert done.returncode == 0, done.stderr
-    [request] = deployment.queue.listing().requests
-    assert request.revision == tiny_model.revision
-    return request
+FAST = SUITE_RUN_OPTIONS
 
 
 def test_once_runs_every_task_and_prompt_and_publishes_results_and_details(
-    deployment: Deployment, tiny_model: TinyModel
+    suite_run: SuiteRun, tiny_model: TinyModel
 ) -> None:
-    request = _submit_with_cli(deployment, tiny_model)
-
-    done = deployment.worker("--once", *FAST)
+    # The run made once for this test and the rescore tests (tests/backend/conftest.py): submitted
+    # with the command line, then ``python -m backend --once`` with the options of FAST.
+    assert suite_run.worker.args[-len(FAST) - 1 :] == ["--once", *FAST]
+    deployment, done = suite_run.deployment, suite_run.worker
+    assert suite_run.submitted.returncode == 0, suite_run.submitted.stderr
+    [request] = deployment.queue.listing().requests
+    assert request.revision == tiny_model.revision
 
     assert done.returncode == ExitCode.OK, done.stderr[-3000:]
     finished = deployment.status(request)

@@ -8,19 +8,20 @@ from pathlib import Path
 import datasets
 import pytest
 
-from backend.config import ExitCode, Outcome
+from backend.config import Outcome
 from eval_queue.errors import StorageError
 from eval_queue.requests import Status
 from eval_queue.storage import Stores
 from leaderboard.core.contents import CONTENTS_PATH
 from leaderboard.core.contents_io import read_contents
-from leaderboard.tracks.evalita.definition import SUITE, TaskKind
+from leaderboard.tracks.evalita.definition import SUITE, TaskKind, all_harness_tasks
 from leaderboard.tracks.evalita.metrics import score_task
 from leaderboard.tracks.evalita.schema import ResultsFile
-from tests.backend.conftest import Deployment
 from tests.publish.deployment import config, local_deployment
 from tests.publish.faulty_store import FaultyStorage
-from tests.support.tiny_model import TinyModel
+from tests.reproduce.conftest import LIMIT as REPRODUCE_LIMIT
+from tests.reproduce.conftest import TASKS as REPRODUCE_TASKS
+from tests.reproduce.conftest import PublishedRun
 
 
 def test_a_published_run_has_its_row_in_the_contents_table(tmp_path: Path) -> None:
@@ -63,13 +64,13 @@ def test_a_store_refusing_the_contents_file_never_fails_the_run(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_after_a_worker_publishes_load_dataset_returns_its_row_with_the_cps_of_its_json(
-    deployment: Deployment, tiny_model: TinyModel, tmp_path: Path
+    published_run: PublishedRun, tmp_path: Path
 ) -> None:
-    done = deployment.submit_cli(tiny_model.model_id, tiny_model.revision, "--tasks", "wic,te,sum")
-    assert done.returncode == 0, done.stderr
-    worker = deployment.worker("--once", "--limit", "2", "--max-gen-toks", "8", "--tasks", "wic,te,sum")
-    assert worker.returncode == ExitCode.OK, worker.stderr[-3000:]
+    # The reproduce tests' run, made once per test run (tests/reproduce/conftest.py): the tiny model
+    # submitted for four tasks with the command line, published by ``python -m backend --once``.
+    deployment = published_run.deployment
     [request] = deployment.queue.listing().requests
+    assert request.status is Status.FINISHED and request.results_path == published_run.results_path
     results = ResultsFile.from_json(
         deployment.stores.results.read(request.results_path), request.results_path
     )
@@ -81,7 +82,7 @@ def test_after_a_worker_publishes_load_dataset_returns_its_row_with_the_cps_of_i
         cache_dir=str(tmp_path / "datasets-cache"),
     )
     [row] = table.to_list()
-    assert row["results_path"] == request.results_path and row["variant"] == "wic-te-sum"
+    assert row["results_path"] == request.results_path and row["variant"] == REPRODUCE_TASKS.replace(",", "-")
     checked = 0
     for task in SUITE:
         if task.id not in results.tasks:
@@ -90,7 +91,7 @@ def test_after_a_worker_publishes_load_dataset_returns_its_row_with_the_cps_of_i
         scores = {p: s.score for p, s in results.tasks[task.id].prompts.items()}
         assert row[f"{task.id}_cps"] == score_task(task, scores).cps
         checked += 1
-    assert checked == 3 and row["avg_cps"] is None  # a subset run has no overall score
+    assert checked == len(REPRODUCE_TASKS.split(",")) and row["avg_cps"] is None  # a subset: no overall score
     # What it cost and how to run it again, as the run measured and recorded them.
     run = results.run
     assert run.cost is not None and run.recipe is not None
@@ -99,4 +100,6 @@ def test_after_a_worker_publishes_load_dataset_returns_its_row_with_the_cps_of_i
     assert row["tokens"] == run.cost.tokens > 0 and row["gpus"] == 0 and row["gpu_hours"] is None
     assert row["lm_eval_command"] == run.recipe.command and row["lm_eval_version"] == "0.4.13"
     generative = [t for t in SUITE if t.id in results.tasks and t.kind is TaskKind.GENERATIVE]
-    assert run.cost.generation_requests == sum(len(t.prompts) for t in generative) * 2
+    assert run.limit == REPRODUCE_LIMIT
+    # NER: one harness task per domain per prompt.
+    assert run.cost.generation_requests == len(all_harness_tasks(generative)) * REPRODUCE_LIMIT

@@ -1,7 +1,8 @@
 """A real run of the tiny random model, published by the real worker, for the rescore tests.
 
-The worker runs once per session (``python -m backend --once`` on the bundled sample, 2 items
-per prompt, answers capped at 8 tokens); each test gets its own copy of the store.
+The worker runs once per test run (``python -m backend --once`` on the bundled sample, 2 items
+per prompt, answers capped at 8 tokens, no bootstrap): the run the worker's end-to-end test checks
+(``suite_run``, tests/backend/conftest.py); each test gets its own copy of its store.
 """
 
 from __future__ import annotations
@@ -16,10 +17,18 @@ import pytest
 
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
-from tests.backend.conftest import REPO_ROOT, worker_env
-from tests.support.tiny_model import TinyModel, install_tiny_model
+from tests.backend.conftest import (  # noqa: F401  (session fixtures used here)
+    REPO_ROOT,
+    SUITE_RUN_OPTIONS,
+    SuiteRun,
+    datasets_cache,
+    suite_run,
+    tiny_model,
+    worker_env,
+)
+from tests.support.tiny_model import TinyModel
 
-FAST = ("--limit", "2", "--max-gen-toks", "8", "--bootstrap-iters", "0")
+FAST = SUITE_RUN_OPTIONS
 
 
 @dataclass
@@ -52,32 +61,20 @@ class RealRun:
 
 
 @pytest.fixture(scope="session")
-def rescore_model(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
-    return install_tiny_model(tmp_path_factory.mktemp("rescore-model"))
+def rescore_model(tiny_model: TinyModel) -> TinyModel:  # noqa: F811
+    return tiny_model
 
 
 @pytest.fixture(scope="session")
-def rescore_datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("rescore-datasets")
+def rescore_datasets(datasets_cache: Path) -> Path:  # noqa: F811
+    return datasets_cache
 
 
 @pytest.fixture(scope="session")
-def published_store(
-    tmp_path_factory: pytest.TempPathFactory, rescore_model: TinyModel, rescore_datasets: Path
-) -> Path:
-    """The data dir of a store where the worker published one zero-shot run of the tiny model."""
-    data_dir = tmp_path_factory.mktemp("rescore-store") / "eval-data"
-    env = worker_env(rescore_model.cache_dir, rescore_datasets, data_dir)
-
-    def run(*args: str) -> None:
-        done = subprocess.run(
-            [sys.executable, *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-
-    run("-m", "eval_queue", "submit", rescore_model.model_id, "--revision", rescore_model.revision)
-    run("-m", "backend", "--once", *FAST)
-    return data_dir
+def published_store(suite_run: SuiteRun) -> Path:  # noqa: F811
+    """The data dir of a store where the worker published one zero-shot run of the tiny model (read only)."""
+    assert suite_run.worker.returncode == 0, suite_run.worker.stderr[-3000:]
+    return suite_run.deployment.root
 
 
 @pytest.fixture

@@ -33,17 +33,15 @@ HEAVY_FILES: Mapping[str, float] = {
     "tests/judge/test_harness_run.py": 127,  # 153 before its tiny judge answered one prompt at a time
     "tests/long_context/test_worker_e2e.py": 122,
     "tests/reproduce/test_reproduce.py": 107,
-    "tests/backend/test_data_sources.py": 93,
-    "tests/rescore/test_rescore_real_run.py": 77,
     "tests/backend/test_runner_equivalence.py": 73,
     "tests/publish/test_fault_injection.py": 64,  # 69 before the held answers' shorter timeout
-    "tests/contents/test_publish_contents.py": 59,
     "tests/foundation/test_export_cli.py": 58,
+    "tests/backend/test_data_sources.py": 57,  # 93 before issue 30's cuts (estimates from -n 0 CPU ratios)
     "tests/reproduce/test_recipe.py": 55,
     "tests/ui/test_browser_user_views.py": 54,
     "tests/ui/test_browser_uncertainty.py": 50,
     "tests/queue/test_concurrency.py": 48,
-    "tests/foundation/test_suite.py": 45,
+    "tests/rescore/test_rescore_real_run.py": 45,  # 77: its worker run is now suite_run, shared
     "tests/slurm/test_slurm.py": 41,
     "tests/ui/test_browser_metrics.py": 39,
     "tests/metrics/test_rouge.py": 39,
@@ -52,11 +50,13 @@ HEAVY_FILES: Mapping[str, float] = {
     "tests/contamination/test_browser.py": 38,
     "tests/test_boundaries.py": 37,
     "tests/publish/test_race.py": 36,
+    "tests/contents/test_publish_contents.py": 35,  # 59: its worker run is now the reproduce tests'
     "tests/contents/test_concurrency.py": 35,
     "tests/long_context/test_smollm2.py": 34,
     "tests/tracks/test_toy_track.py": 33,
     "tests/backend/test_rouge.py": 29,
     "tests/contamination/test_worker_e2e.py": 26,
+    "tests/foundation/test_suite.py": 24,  # 45 before it indexed lm-eval's whole task folder
     "tests/contamination/test_memorised_model.py": 24,  # 31 before its training was cut to 80 steps
     "tests/contents/test_contents.py": 22,
     "tests/uncertainty/test_calibration.py": 21,
