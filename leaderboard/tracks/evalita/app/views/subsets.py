@@ -35,7 +35,7 @@ from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
 from leaderboard.core.uncertainty import percentile_intervals
-from leaderboard.tracks.evalita.app.compact import kept_draws
+from leaderboard.tracks.evalita.app.compact import kept_draws, release_spilled
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, TIER_COLUMN, high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
@@ -145,6 +145,9 @@ def _task_draws(
                 total += np.stack([values_by_run[k][2 * j + side] for k in ok])
             # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
             out[rows] = total / len(figures)
+    # The per-task draws are copied into the sums: their mapped pages need not stay resident.
+    del values_by_run
+    release_spilled(summaries)
     return reflected, tie_aware, keys
 
 
