@@ -101,6 +101,24 @@ def test_columnar_records_equal_the_files_own_with_intervals_and_task_draws(
         assert a.missing_in(metrics) == b.missing_in(metrics)
 
 
+def test_columnar_blocks_share_one_set_of_field_names_and_dump_as_the_files_own(
+    store: tuple[Path, set[str]],
+) -> None:
+    """Pydantic's set of the names each block was given (2.3 KB a run block) is one object per
+    distinct set across the table's runs (issue 32's memory), and every dump is the file's."""
+    data, _ = store
+    cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
+    from_table = [r for r in cold.loaded.records if isinstance(r.scores, TableScores)]
+    for block in ("model", "run"):
+        sets = [getattr(r, block).__pydantic_fields_set__ for r in from_table]
+        assert len({id(names) for names in sets}) == len({frozenset(names) for names in sets}) < len(sets)
+    for a, b in zip(cold.loaded.records, files.loaded.records, strict=True):
+        for block in ("model", "run"):
+            mine, theirs = getattr(a, block), getattr(b, block)
+            assert mine.model_dump(exclude_unset=True) == theirs.model_dump(exclude_unset=True)
+            assert mine.model_fields_set == theirs.model_fields_set
+
+
 def test_columnar_tables_and_views_equal_those_from_every_file(store: tuple[Path, set[str]]) -> None:
     data, _ = store
     cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
