@@ -76,7 +76,7 @@ COLUMNS: tuple[str, ...] = (
     "prompt_scores",
     "draws",
 )
-#: The draws the ranking reads (its tiers); the cold start keeps only these in memory.
+#: The draws the ranking reads (its tiers), once per snapshot and setting.
 RANKING_DRAWS = frozenset({MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE})
 #: One prompt score of a row: task, prompt, score, stderr, n.
 _PromptRow = tuple[str, str, float | None, float | None, int | None]
@@ -189,9 +189,11 @@ def records_of_table(table: pa.Table) -> dict[str, tuple[str, RunRecord]]:
     # The blocks' JSON (tens of KB a row) is read row by row, not as one list of strings: at
     # 20,000 rows that list alone would hold about a GB while the records are built.
     record_json, rows = table.column("record_json"), mine.to_pylist()
-    # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
-    # two thirds of the bytes) mapped from a temporary file until that view reads them.
-    batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
+    # Every draw set mapped from a temporary file (issue 32's server memory: 480 MB at 20,000
+    # runs, the mean CPS's a third): its pages are the page cache's, resident only while a view
+    # reads them — the ranking's tiers (:data:`RANKING_DRAWS`) once per snapshot and setting, the
+    # custom average each task's — and handed back after (``compact.release_spilled``).
+    batch = BlockBatch(spill=lambda figure: True)
     # The draws as bytes (a table written since the column exists; null in an older row, whose
     # draws are in its record_json).
     draws = None
