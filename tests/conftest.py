@@ -38,12 +38,15 @@ def toy_track(monkeypatch: pytest.MonkeyPatch):
     track_registry.cache_clear()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """One headless chromium per test process, shared by every browser test file.
+    """One headless chromium per browser test file, shared by its tests.
 
     Each test opens a context of its own (its own cookies, storage and cache), so sharing the
-    browser shares nothing a test sees; it saves a chromium start per browser test file.
+    browser shares nothing a test sees.  Not one per test process: while playwright's sync API
+    is open, its event loop runs in the process's main thread, so a later file's
+    ``asyncio.run`` (tests/ui/test_api_cache.py) or a second playwright would fail, depending
+    on which files the worker happened to run first.
     """
     from tests.support.browser import launched_chromium
 

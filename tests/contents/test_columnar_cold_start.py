@@ -33,6 +33,7 @@ from leaderboard.tracks.evalita.schema import ResultsFile
 from leaderboard.tracks.evalita.uncertainty import MEAN_CPS_FIGURE, cps_figure
 from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
 from leaderboard.ui.context import AppContext
+from tests.contents.test_spilled_draws import _resident_kb
 from tests.ui.user_views_store import write_user_views_store
 
 #: Every column, every run, and a custom average over three tasks with "complete results only".
@@ -99,6 +100,47 @@ def test_columnar_records_equal_the_files_own_with_intervals_and_task_draws(
         assert [r.score_rows for r in a.records] == [r.score_rows for r in b.records]
         assert [r.set_uncertainty for r in a.records] == [r.set_uncertainty for r in b.records]
         assert a.missing_in(metrics) == b.missing_in(metrics)
+
+
+def test_columnar_blocks_share_one_set_of_field_names_and_dump_as_the_files_own(
+    store: tuple[Path, set[str]],
+) -> None:
+    """Pydantic's set of the names each block was given (2.3 KB a run block) is one object per
+    distinct set across the table's runs (issue 32's memory), and every dump is the file's."""
+    data, _ = store
+    cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
+    from_table = [r for r in cold.loaded.records if isinstance(r.scores, TableScores)]
+    for block in ("model", "run"):
+        sets = [getattr(r, block).__pydantic_fields_set__ for r in from_table]
+        assert len({id(names) for names in sets}) == len({frozenset(names) for names in sets}) < len(sets)
+    for a, b in zip(cold.loaded.records, files.loaded.records, strict=True):
+        for block in ("model", "run"):
+            mine, theirs = getattr(a, block), getattr(b, block)
+            assert mine.model_dump(exclude_unset=True) == theirs.model_dump(exclude_unset=True)
+            assert mine.model_fields_set == theirs.model_fields_set
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads the process's mappings (Linux)")
+def test_the_ranking_reads_the_mapped_mean_cps_draws_then_hands_their_pages_back(
+    store: tuple[Path, set[str]],
+) -> None:
+    """Every draws matrix of the cold start is spilled to a mapped file (issue 32's memory); the
+    ranking's tiers read the mean CPS's and leave none of its pages resident, with the tiers of
+    the parsed files."""
+    data, _ = store
+    cold, files = _board(data, use_contents=True), _board(data, use_contents=False)
+    for num_fewshot in (0, 5):
+        tiers = cold.rows(num_fewshot)["tier"].tolist()
+        assert tiers == files.rows(num_fewshot)["tier"].tolist()
+        assert any(t is not None and t == t for t in tiers)
+    summaries = [
+        s for s in cold.loaded.uncertainty.values() if s is not None and isinstance(s.draws, DrawsRow)
+    ]
+    column = summaries[0].draws.columns[MEAN_CPS_FIGURE]
+    assert column._mapping is not None  # spilled
+    assert _resident_kb(column.matrix.ctypes.data) == 0
+    assert column.matrix.sum() != 0  # read again: the same pages, mapped back
+    assert _resident_kb(column.matrix.ctypes.data) > 0
 
 
 def test_columnar_tables_and_views_equal_those_from_every_file(store: tuple[Path, set[str]]) -> None:

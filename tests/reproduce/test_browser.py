@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,14 +16,10 @@ from tests.ui.conftest import serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
 
-
-def test_the_model_page_shows_the_runs_recipe_with_a_copy_button_and_its_cost(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        pytest.skip("Debian chromium is not installed (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
+def test_the_model_page_shows_the_runs_recipe_with_a_copy_button_and_its_cost(
+    tmp_path: Path, browser
+) -> None:
     data = tmp_path / "data"
     path, results = evalita_file("org/recipe-model")
     cost = RunCost(loglikelihood_s=1234.5, generation_s=60.0, gpus=1, gpu_hours=0.75)
@@ -34,9 +29,11 @@ def test_the_model_page_shows_the_runs_recipe_with_a_copy_button_and_its_cost(tm
     LocalStorage(data / "results").write(path, results.to_json())
     key = RunRef("org/recipe-model", "a" * 40, "bfloat16").key
 
-    with serve_app(tmp_path, data, tmp_path / "hf-cache") as served, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    # The test process's one chromium (tests/conftest.py): a second playwright in the same
+    # process would refuse to start inside the first one's event loop.
+    with serve_app(tmp_path, data, tmp_path / "hf-cache") as served:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
         page.set_default_timeout(45_000)
         page.goto(f"{served.url}?tab=model&model={quote(key)}")
         page.wait_for_function(
@@ -53,4 +50,4 @@ def test_the_model_page_shows_the_runs_recipe_with_a_copy_button_and_its_cost(tm
         )
         metadata = page.locator("#model-metadata").inner_text()
         assert "1,234.5" in metadata and "0.750 on 1 GPU(s)" in metadata
-        browser.close()
+        context.close()

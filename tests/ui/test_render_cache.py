@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from leaderboard.tracks.evalita.app import plots
+from leaderboard.ui import render_cache
 from leaderboard.ui.common import fingerprint
 from leaderboard.ui.render_cache import RenderCache
 from leaderboard.ui.tab import Rendered
@@ -31,6 +32,27 @@ def test_a_render_is_computed_once_and_served_with_its_digests() -> None:
     assert first.digests == {"caption": fingerprint("ten runs")}
     cache.get(("ranking", 2, "state"), render)  # a new results version: computed again
     assert len(calls) == 2 and (cache.computed, cache.served) == (2, 1)
+
+
+def test_a_long_render_hands_the_heap_back_and_a_quick_one_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view computed in TRIM_AFTER_S or more trims the C heap after it (its temporaries: a
+    custom average's at 10,000 runs were a few hundred MB); a quicker one does not pay a trim."""
+    trims = []
+    now = [100.0]  # the cache's clock, moved by the renders themselves
+    monkeypatch.setattr(render_cache.heap, "trim", lambda: trims.append(1))
+    monkeypatch.setattr(render_cache.time, "perf_counter", lambda: now[0])
+    cache = RenderCache()
+
+    def taking(seconds: float) -> Rendered:
+        now[0] += seconds
+        return Rendered(values={"caption": f"{seconds} s"})
+
+    cache.get(("ranking", 1, "quick"), lambda: taking(render_cache.TRIM_AFTER_S / 2))
+    assert trims == []
+    cache.get(("ranking", 1, "slow"), lambda: taking(render_cache.TRIM_AFTER_S))
+    assert trims == [1]
+    cache.get(("ranking", 1, "slow"), lambda: taking(10.0))  # served from the cache: no trim
+    assert trims == [1]
 
 
 def test_concurrent_visitors_of_one_view_share_one_computation() -> None:

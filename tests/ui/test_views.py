@@ -17,12 +17,14 @@ from eval_queue.vocabulary import RunRef
 from leaderboard.core.schema import results_file_path
 from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import plots, tables, views
-from leaderboard.tracks.evalita.app.records import load_results
+from leaderboard.tracks.evalita.app.records import SCORE_COLUMNS, load_results
 from leaderboard.tracks.evalita.app.views.recipe import COST_FIELDS
+from leaderboard.tracks.evalita.definition import SUITE
 from leaderboard.tracks.evalita.vocabulary import Aggregate, Setting
 from leaderboard.ui.common import HtmlTable
 from tests.paper_tables import write_paper_store
 from tests.ui.store import FINISHED_AT, SAMPLE_MODEL, XSS_MODEL, _results, write_results
+from tests.ui.user_views_store import write_user_views_store
 
 TABS = ("ranking", "task", "model", "plots", "submit", "about")
 
@@ -304,3 +306,40 @@ def test_a_plain_table_shows_a_dash_for_every_missing_value_even_in_an_empty_col
     )
     html = HtmlTable(frame).html()
     assert "None" not in html and html.count("—") == 3 and "51.85" in html
+
+
+@pytest.mark.parametrize("store", ["paper", "user views"])
+def test_the_scores_frame_keeps_its_text_as_categories_and_the_pages_show_the_same(
+    tmp_path: Path, store: str
+) -> None:
+    """Issue 32's server memory: the scores frame's text columns are categoricals (a code a row,
+    not a string a row); the task and model pages read from it are those of plain text columns."""
+    if store == "paper":
+        write_results(tmp_path / "results", tmp_path / "details")
+    else:
+        write_user_views_store(tmp_path / "results")
+    compact, plain = (views.Board(load_results(LocalStorage(tmp_path / "results"))) for _ in range(2))
+    text = [c for c in SCORE_COLUMNS if isinstance(compact.scores[c].dtype, pd.CategoricalDtype)]
+    assert text == ["model", "revision", "precision", "task", "prompt"]
+    # The frame as it was kept before: every text column a plain string column.
+    plain.loaded.__dict__["scores"] = compact.scores.astype(dict.fromkeys(text, str))
+    assert not any(isinstance(plain.scores[c].dtype, pd.CategoricalDtype) for c in SCORE_COLUMNS)
+    pd.testing.assert_frame_equal(
+        compact.scores.astype(dict.fromkeys(text, str)), plain.scores, check_exact=True
+    )
+    shown = 0
+    for task in SUITE:
+        for num_fewshot in (0, 5):
+            for noncomparable in (False, True):
+                mine = views.task_models_view(compact, task.id, num_fewshot, noncomparable)
+                theirs = views.task_models_view(plain, task.id, num_fewshot, noncomparable)
+                pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+                shown += len(mine)
+    assert shown > 0
+    runs = compact.runs[list(RunRef.COLUMNS)].drop_duplicates().itertuples(index=False)
+    for model, revision, precision in runs:
+        run = RunRef(str(model), str(revision), str(precision))
+        for num_fewshot in (0, 5):
+            for view in (views.model_prompt_scores, views.model_prompt_table):
+                mine, theirs = view(compact, run, num_fewshot), view(plain, run, num_fewshot)
+                pd.testing.assert_frame_equal(mine, theirs, check_exact=True)

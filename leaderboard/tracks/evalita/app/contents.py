@@ -34,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from leaderboard.core.schema import ModelInfo
 from leaderboard.core.summary import UncertaintySummary
@@ -77,7 +77,7 @@ COLUMNS: tuple[str, ...] = (
     "prompt_scores",
     "draws",
 )
-#: The draws the ranking reads (its tiers); the cold start keeps only these in memory.
+#: The draws the ranking reads (its tiers), once per snapshot and setting.
 RANKING_DRAWS = frozenset({MEAN_CPS_FIGURE, MEAN_CPS_TIE_FIGURE})
 #: One prompt score of a row: task, prompt, score, stderr, n.
 _PromptRow = tuple[str, str, float | None, float | None, int | None]
@@ -202,9 +202,11 @@ def records_of_table(
     # not as one list of strings (at 20,000 rows that list alone would hold about a GB while the
     # records are built), nor row by row (an Arrow scalar a row costs a second at 20,000).
     record_json = _slices(picked("record_json"))
-    # The ranking's draws (the mean CPS's, for tiers) in memory; each task's (the custom average's,
-    # two thirds of the bytes) mapped from a temporary file until that view reads them.
-    batch = BlockBatch(spill=lambda figure: figure not in RANKING_DRAWS)
+    # Every draw set mapped from a temporary file (issue 32's server memory: 480 MB at 20,000
+    # runs, the mean CPS's a third): its pages are the page cache's, resident only while a view
+    # reads them — the ranking's tiers (:data:`RANKING_DRAWS`) once per snapshot and setting, the
+    # custom average each task's — and handed back after (``compact.release_spilled``).
+    batch = BlockBatch(spill=lambda figure: True)
     # The draws as bytes (a table written since the column exists; null in an older row, whose
     # draws are in its record_json), asked for only when a row's record_json holds draws too,
     # or once every row is built.
@@ -213,12 +215,15 @@ def records_of_table(
         lambda source, name: picked(name, source),
     )
     parts: dict[int, _RowParts] = {}
+    fields_sets: dict[frozenset[str], set[str]] = {}
     for i, (path, text) in enumerate(zip(columns["results_path"], record_json, strict=True)):
         if text is None:
             logger.info("%s: its row of the contents table predates record_json; reading the file", path)
             continue
         try:
             parts[i] = _row_parts(i, columns, text, batch, draws)
+            for block in parts[i][:2]:
+                _share_fields_set(block, fields_sets)
         except (ValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
             _unusable(path, exc)
     if draws.column() is not None:
@@ -327,6 +332,18 @@ _ARROW_ONLY = frozenset({"record_json", "prompt_scores", "draws"})
 #: block's slot in the batch (None: none), its metric_sets blocks as JSON (None: none), and the
 #: metric sets it has no current block of.
 _RowParts = tuple[ModelInfo, EvalitaRunInfo, int | None, str | None, frozenset[MetricSet]]
+
+
+def _share_fields_set(block: BaseModel, shared: dict[frozenset[str], set[str]]) -> None:
+    """Give ``block`` the one set of field names every block with the same names holds.
+
+    Pydantic keeps a set of the names a model was given with each instance: 2.3 KB for a run
+    block's 27 names, 46 MB over 20,000 runs, the same few sets over and over.  The app never
+    assigns to a record's blocks (the set changes only on assignment) nor dumps them by it."""
+    names = block.__pydantic_fields_set__
+    kept = shared.setdefault(frozenset(names), names)
+    if kept is not names:
+        object.__setattr__(block, "__pydantic_fields_set__", kept)
 
 
 def _row_parts(

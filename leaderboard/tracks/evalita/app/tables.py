@@ -16,7 +16,7 @@ import pandas as pd
 from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import TierEntry, assign_tiers
-from leaderboard.tracks.evalita.app.compact import kept_draws
+from leaderboard.tracks.evalita.app.compact import kept_draws, release_spilled
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.definition import SUITE, TaskSpec, get_task
 from leaderboard.tracks.evalita.metrics import (
@@ -203,7 +203,11 @@ def setting_tiers(
         else TierEntry(str(i), None)
         for i, (key, score) in enumerate(zip(keys, scores, strict=True))
     ]
-    return [result.tier for result in assign_tiers(entries)]
+    tiers = [result.tier for result in assign_tiers(entries)]
+    # The draws were read from their mapped file (the cold start's): its pages need not stay resident.
+    del entries, draws
+    release_spilled(uncertainty.get(key) for key in keys)
+    return tiers
 
 
 def ranking_table(

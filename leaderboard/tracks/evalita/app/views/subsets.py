@@ -35,7 +35,7 @@ from leaderboard.core.numbers import percent
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import matrix_tiers
 from leaderboard.core.uncertainty import percentile_bounds
-from leaderboard.tracks.evalita.app.compact import locate_kept_draws
+from leaderboard.tracks.evalita.app.compact import locate_kept_draws, release_spilled
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
 from leaderboard.tracks.evalita.app.tables import MAIN_SCORE_COLUMN, TIER_COLUMN, high_column, low_column
 from leaderboard.tracks.evalita.cps_intervals import mean_draws_key
@@ -149,6 +149,8 @@ def _task_draws(
                 total += located[2 * j + side].rows(ok)
             # Tasks have independent draws: a resample of the mean is the mean of the tasks' resamples.
             out[ok] = total / len(figures)
+    # The per-task draws are copied into the sums: their mapped pages need not stay resident.
+    release_spilled(summaries)
     return reflected, tie_aware, keys
 
 
