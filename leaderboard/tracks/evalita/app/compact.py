@@ -78,17 +78,12 @@ class DrawsColumn:
         # costs a tenth of a ``np.memmap`` row's (no subclass object per row; 10,000 runs × 6 rows
         # for a custom average's draws).
         self.matrix, self.keys, self.row_of = np.asarray(matrix), keys, row_of
-        self._by_slot: NDArray[np.int64] | None = None
 
     def rows_of(self, slots: NDArray[np.int64]) -> NDArray[np.int64]:
-        """The rows of the runs in ``slots`` (each holds one): ``row_of`` as an array, made on first use."""
-        if self._by_slot is None:
-            by_slot = np.full(max(self.row_of, default=-1) + 1, -1, dtype=np.int64)
-            by_slot[np.fromiter(self.row_of.keys(), np.int64, len(self.row_of))] = np.fromiter(
-                self.row_of.values(), np.int64, len(self.row_of)
-            )
-            self._by_slot = by_slot  # a race makes the same array twice: harmless
-        return self._by_slot[slots]
+        """The rows of the runs in ``slots`` (each holds one): ``row_of`` read as one int64 array."""
+        if isinstance(self.row_of, array):  # the batch's machine integers: no copy
+            return np.frombuffer(self.row_of, dtype=np.int64)[slots]
+        return np.asarray(self.row_of, dtype=np.int64)[slots]
 
     def release(self) -> None:
         """Drop the pages of a spilled matrix that a reader touched from the process's memory
