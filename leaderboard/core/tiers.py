@@ -293,8 +293,9 @@ def significance_counts(
     it equals :func:`significance_matrix` on random boards.
     """
     # ``-ndtri(q)`` is ``scipy.stats.norm.isf(q)`` (exactly): scipy.special alone, not scipy.stats (~50 MB
-    # more of the server's memory, which nothing else on the ranking's path imports).
-    from scipy.special import ndtri  # imported here: see uncertainty.percentile_intervals
+    # more of the server's memory, which nothing else on the ranking's path imports); imported when
+    # a board is first tiered, not with the module.
+    from scipy.special import ndtri
 
     x = np.asarray(draws)
     x_alt = x if alt_draws is None else np.asarray(alt_draws)
@@ -435,7 +436,7 @@ def _holm_kept(
     """Holm over each run's kept p-values (``(run, z, sign)`` parts, ``z = d / se`` of the pair's
     test: sign +1 when the other run is above), placed after the run's certain rejections (``better + worse`` so far); adds the
     rejected ones to ``better``/``worse``."""
-    from scipy.special import ndtri  # imported here: see uncertainty.percentile_intervals
+    from scipy.special import ndtri  # as in significance_counts
 
     run = np.concatenate([part[0] for part in parts])
     z = np.concatenate([part[1] for part in parts])

@@ -70,7 +70,7 @@ class DrawsColumn:
 
     __slots__ = ("_mapping", "keys", "matrix", "row_of")
 
-    def __init__(self, matrix: NDArray[np.float32], keys: list[str], row_of: Sequence[int]) -> None:
+    def __init__(self, matrix: NDArray[np.float32], keys: list[str], row_of: array[int]) -> None:
         matrix.flags.writeable = False
         # The mapping of a spilled matrix (None: in memory), whose touched pages :meth:`release` drops.
         self._mapping: mmap.mmap | None = getattr(matrix, "_mmap", None)
@@ -80,10 +80,8 @@ class DrawsColumn:
         self.matrix, self.keys, self.row_of = np.asarray(matrix), keys, row_of
 
     def rows_of(self, slots: NDArray[np.int64]) -> NDArray[np.int64]:
-        """The rows of the runs in ``slots`` (each holds one): ``row_of`` read as one int64 array."""
-        if isinstance(self.row_of, array):  # the batch's machine integers: no copy
-            return np.frombuffer(self.row_of, dtype=np.int64)[slots]
-        return np.asarray(self.row_of, dtype=np.int64)[slots]
+        """The rows of the runs in ``slots`` (each holds one): ``row_of`` read in place as int64."""
+        return np.frombuffer(self.row_of, dtype=np.int64)[slots]
 
     def release(self) -> None:
         """Drop the pages of a spilled matrix that a reader touched from the process's memory
@@ -113,6 +111,11 @@ class DrawsRow(Mapping[str, KeptDraws]):
     def columns(self) -> Mapping[str, DrawsColumn]:
         """Figure → its column (shared by every run of the same layout)."""
         return self._columns
+
+    @property
+    def slot(self) -> int:
+        """This run's slot in its batch (:meth:`DrawsColumn.rows_of`)."""
+        return self._slot
 
     def float32_values(self, figure: str) -> NDArray[np.float32]:
         """``self[figure].float32_values()`` without the base64 round trip (a read-only row)."""
@@ -274,11 +277,11 @@ def locate_kept_draws(
             continue
         draws = summary.draws
         if isinstance(draws, DrawsRow):
-            group = layouts.get(id(draws._columns))
+            group = layouts.get(id(draws.columns))
             if group is None:
-                group = layouts[id(draws._columns)] = (draws._columns, [], [])
+                group = layouts[id(draws.columns)] = (draws.columns, [], [])
             group[1].append(i)
-            group[2].append(draws._slot)
+            group[2].append(draws.slot)
             continue
         for figure, out in zip(figures, found, strict=True):
             kept = kept_draws(summary, figure)
