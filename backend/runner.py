@@ -541,8 +541,6 @@ def _simple_evaluate(
     log_samples: bool,
 ) -> dict[str, Any] | None:
     """The one ``simple_evaluate`` call, with the project's fixed seeds."""
-    if options.bootstrap_iters > 0:
-        _import_bootstrap_metrics()
     return lm_eval.simple_evaluate(
         model=lm,
         tasks=tasks,
@@ -560,19 +558,6 @@ def _simple_evaluate(
         fewshot_random_seed=FEWSHOT_SEED,
         verbosity="WARNING",
     )
-
-
-def _import_bootstrap_metrics() -> None:
-    """Import scikit-learn's metrics here, before lm-eval forks its bootstrap pools.
-
-    lm-eval's bootstrapped metrics (``f1_score``, ``matthews_corrcoef``) import
-    ``sklearn.metrics`` inside the function, which runs in the forked children of a pool made
-    for each stderr (``bootstrap_stderr``, and the fast path's ``bootstrap_stderr_parallel``):
-    every child of every pool paid the import (about 1.3 s of CPU) before its first draw.
-    Imported once in the parent, every fork inherits it.  Nothing else changes: the same
-    functions draw the same samples.
-    """
-    import sklearn.metrics  # noqa: F401
 
 
 def _fixed_run_fields(options: RunOptions, device: str) -> dict[str, Any]:
