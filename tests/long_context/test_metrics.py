@@ -150,7 +150,7 @@ def test_the_lemma_map_is_cached_read_back_the_same_and_parsed_again_when_unread
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = wordnet_dir().resolve()
     cache_file = index_cache_file(root)
-    assert cache_file.parent == tmp_path / "cache" / "evalita"
+    assert cache_file.parent == tmp_path / "cache" / "wordnet-index"
     assert not cache_file.exists()
 
     parsed = load_wordnet.__wrapped__()  # a new reader: parses the index files, writes the cache

@@ -15,7 +15,7 @@ Set ``EVALITA_WORDNET_DIR`` to read another WordNet 3.0 folder (e.g. an ``nltk_d
 
 NLTK parses the four ``index.*`` files into its lemma → synsets map each time a reader is made
 (about 1.5 s of CPU, in every worker process that scores METEOR).  The map is kept in a cache
-file (:func:`index_cache_file`, under ``$XDG_CACHE_HOME/evalita``) named after the folder and the
+file (:func:`index_cache_file`, under ``$XDG_CACHE_HOME/wordnet-index``) named after the folder and the
 index files' sizes and times, so a changed WordNet is parsed again; a cache that cannot be read or
 written is ignored (the files are parsed, as without it).
 """
@@ -105,7 +105,7 @@ def wordnet_dir() -> Path:
 def index_cache_file(root: Path, env: dict[str, str] | None = None) -> Path:
     """Where the lemma map of the WordNet in ``root`` is cached: named after the folder and its index files.
 
-    Under ``$XDG_CACHE_HOME/evalita`` (else ``~/.cache/evalita``); another folder, or an index
+    Under ``$XDG_CACHE_HOME/wordnet-index`` (else ``~/.cache/wordnet-index``); another folder, or an index
     file of another size or time, has another name.
     """
     env = os.environ if env is None else env
@@ -114,7 +114,7 @@ def index_cache_file(root: Path, env: dict[str, str] | None = None) -> Path:
     for name in sorted(p.name for p in root.glob("index.*")):
         stat = (root / name).stat()
         key.update(f"\0{name}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
-    return base / "evalita" / f"wordnet-index-{key.hexdigest()[:24]}.marshal"
+    return base / "wordnet-index" / f"{key.hexdigest()[:24]}.marshal"
 
 
 def _read_index_cache(path: Path) -> dict[str, dict[str, list[int]]] | None:
