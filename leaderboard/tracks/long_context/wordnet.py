@@ -27,8 +27,11 @@ import io
 import logging
 import marshal
 import os
+import sys
 import warnings
+from collections.abc import Mapping
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -102,15 +105,17 @@ def wordnet_dir() -> Path:
     return Path(os.environ.get(WORDNET_DIR_ENV) or DEFAULT_WORDNET_DIR)
 
 
-def index_cache_file(root: Path, env: dict[str, str] | None = None) -> Path:
+def index_cache_file(root: Path, env: Mapping[str, str] | None = None) -> Path:
     """Where the lemma map of the WordNet in ``root`` is cached: named after the folder and its index files.
 
-    Under ``$XDG_CACHE_HOME/wordnet-index`` (else ``~/.cache/wordnet-index``); another folder, or an index
-    file of another size or time, has another name.
+    Under ``$XDG_CACHE_HOME/wordnet-index`` (else ``~/.cache/wordnet-index``); another folder, an index
+    file of another size or time, another NLTK (which builds the map) or another Python (whose
+    ``marshal`` writes it) has another name.
     """
     env = os.environ if env is None else env
     base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
     key = hashlib.sha256(str(root).encode())
+    key.update(f"\0nltk {version('nltk')}\0python {sys.version_info[:2]}\0marshal {marshal.version}".encode())
     for name in sorted(p.name for p in root.glob("index.*")):
         stat = (root / name).stat()
         key.update(f"\0{name}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
