@@ -1,19 +1,16 @@
 """``python -m leaderboard export`` run as a maintainer would, on a store of the paper's runs.
 
-Most tests call the entry point's ``main`` in this process (:func:`_export`): the same arguments,
-environment, standard output, standard error (the log, as the entry point configures it) and
-exit code, without an interpreter start and its imports for each export (about a CPU-second
-each).  The paper's figures and the missing sub-command go through the real command line
+Most tests call the entry point's ``main`` in this process (:func:`_export`, through
+``tests.support.entry_point.run_main``): the same arguments, environment, standard output,
+standard error and exit code, without an interpreter start and its imports for each export.  The paper's figures and the missing sub-command go through the real command line
 (:func:`_export_process`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -23,6 +20,7 @@ import pytest
 
 from leaderboard.core.schema import results_file_path
 from tests.paper_tables import write_paper_store
+from tests.support.entry_point import run_main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,40 +28,23 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 HUB_VARIABLES = ("EVALITA_REQUESTS_REPO", "EVALITA_RESULTS_REPO", "HF_TOKEN")
 
 
-def _export(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``main(["export", *args])`` in this process, as ``python -m leaderboard export`` runs it.
+def _env(data_dir: Path) -> dict[str, str]:
+    env = {**os.environ, "EVALITA_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO_ROOT)}
+    for hub_variable in HUB_VARIABLES:
+        env.pop(hub_variable, None)
+    return env
 
-    The root logger's handlers, level and the log record factory (which the entry point sets)
-    are put back afterwards, so nothing of the call reaches the next test.
-    """
+
+def _export(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``main(["export", *args])`` in this process, as ``python -m leaderboard export`` runs it."""
     from leaderboard.__main__ import main
 
-    root = logging.getLogger()
-    handlers, level, factory = root.handlers[:], root.level, logging.getLogRecordFactory()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("EVALITA_DATA_DIR", str(data_dir))
-        for hub_variable in HUB_VARIABLES:
-            patch.delenv(hub_variable, raising=False)
-        root.handlers = []  # as in a fresh interpreter: basicConfig logs to (this call's) stderr
-        try:
-            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-                try:
-                    code = main(["export", *args])
-                except SystemExit as exc:  # argparse: usage errors exit with 2
-                    code = exc.code if isinstance(exc.code, int) else 1
-        finally:
-            root.handlers = handlers
-            root.setLevel(level)
-            logging.setLogRecordFactory(factory)
-    return subprocess.CompletedProcess(["export", *args], code, stdout.getvalue(), stderr.getvalue())
+    return run_main(main, ["export", *args], _env(data_dir))
 
 
 def _export_process(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m leaderboard export`` in a process of its own: the real command line."""
-    env = {**os.environ, "EVALITA_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO_ROOT)}
-    for hub_variable in HUB_VARIABLES:
-        env.pop(hub_variable, None)
+    env = _env(data_dir)
     return subprocess.run(
         [sys.executable, "-m", "leaderboard", "export", *args],
         cwd=REPO_ROOT,
