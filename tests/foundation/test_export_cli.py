@@ -1,4 +1,10 @@
-"""``python -m leaderboard export`` run as a maintainer would, on a store of the paper's runs."""
+"""``python -m leaderboard export`` run as a maintainer would, on a store of the paper's runs.
+
+Most tests call the entry point's ``main`` in this process (:func:`_export`, through
+``tests.support.entry_point.run_main``): the same arguments, environment, standard output,
+standard error and exit code, without an interpreter start and its imports for each export.  The paper's figures and the missing sub-command go through the real command line
+(:func:`_export_process`).
+"""
 
 from __future__ import annotations
 
@@ -14,14 +20,31 @@ import pytest
 
 from leaderboard.core.schema import results_file_path
 from tests.paper_tables import write_paper_store
+from tests.support.entry_point import run_main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _export(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+HUB_VARIABLES = ("EVALITA_REQUESTS_REPO", "EVALITA_RESULTS_REPO", "HF_TOKEN")
+
+
+def _env(data_dir: Path) -> dict[str, str]:
     env = {**os.environ, "EVALITA_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO_ROOT)}
-    for hub_variable in ("EVALITA_REQUESTS_REPO", "EVALITA_RESULTS_REPO", "HF_TOKEN"):
+    for hub_variable in HUB_VARIABLES:
         env.pop(hub_variable, None)
+    return env
+
+
+def _export(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``main(["export", *args])`` in this process, as ``python -m leaderboard export`` runs it."""
+    from leaderboard.__main__ import main
+
+    return run_main(main, ["export", *args], _env(data_dir))
+
+
+def _export_process(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m leaderboard export`` in a process of its own: the real command line."""
+    env = _env(data_dir)
     return subprocess.run(
         [sys.executable, "-m", "leaderboard", "export", *args],
         cwd=REPO_ROOT,
@@ -43,7 +66,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def test_export_json_reproduces_the_papers_figures(data_dir: Path) -> None:
-    done = _export(data_dir, "--format", "json")
+    done = _export_process(data_dir, "--format", "json")
     assert done.returncode == 0, done.stderr
     rows = {(row["model"], row["num_fewshot"]): row for row in json.loads(done.stdout)}
     assert len(rows) == 12

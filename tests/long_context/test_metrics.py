@@ -9,7 +9,13 @@ from nltk.stem.snowball import SnowballStemmer
 from nltk.translate.meteor_score import meteor_score
 
 from leaderboard.tracks.long_context import metrics as m
-from leaderboard.tracks.long_context.wordnet import LEXNAMES, lexnames_text, load_wordnet
+from leaderboard.tracks.long_context.wordnet import (
+    LEXNAMES,
+    index_cache_file,
+    lexnames_text,
+    load_wordnet,
+    wordnet_dir,
+)
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +142,44 @@ def test_meteor_without_a_usable_reference_is_none_and_an_empty_answer_zero(word
 def test_debian_wordnet_reader_serves_the_lexnames_file():
     assert len(LEXNAMES) == 45
     assert lexnames_text().splitlines()[3] == "03\tnoun.Tops\t1"
+
+
+def test_the_lemma_map_is_cached_read_back_the_same_and_parsed_again_when_unreadable(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, wordnet
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = wordnet_dir().resolve()
+    cache_file = index_cache_file(root)
+    assert cache_file.parent == tmp_path / "cache" / "wordnet-index"
+    assert not cache_file.exists()
+
+    parsed = load_wordnet.__wrapped__()  # a new reader: parses the index files, writes the cache
+    assert cache_file.is_file()
+    written = cache_file.stat().st_mtime_ns
+    cached = load_wordnet.__wrapped__()  # reads the cache, writes nothing
+    assert cache_file.stat().st_mtime_ns == written
+    assert cached._lemma_pos_offset_map == parsed._lemma_pos_offset_map == wordnet._lemma_pos_offset_map
+    assert cached.synsets("hound") == wordnet.synsets("hound") != []
+    assert m.meteor_paper("the hound sat", ["the dog sat"], cached) == m.meteor_paper(
+        "the hound sat", ["the dog sat"], wordnet
+    )
+
+    cache_file.write_bytes(b"not a marshalled map")
+    again = load_wordnet.__wrapped__()  # parsed again, and the cache rewritten
+    assert again._lemma_pos_offset_map == wordnet._lemma_pos_offset_map
+    assert cache_file.read_bytes() != b"not a marshalled map"
+
+
+def test_another_wordnet_folder_or_a_changed_index_file_has_another_cache_file(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "index.noun").write_text("x\n")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert index_cache_file(first, env) != index_cache_file(second, env)
+    before = index_cache_file(first, env)
+    (first / "index.noun").write_text("xy\n")
+    assert index_cache_file(first, env) != before
 
 
 # --------------------------------------------------------------------------- MC

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -27,6 +26,7 @@ from leaderboard.tracks.evalita.schema import ResultsFile
 from leaderboard.tracks.evalita.vocabulary import Aggregate
 from tests.paper_tables import PAPER_ORG
 from tests.rescore.blocks import made_up_block, made_up_score
+from tests.support.entry_point import run_main
 from tests.support.synthetic.results import write_synthetic_results
 from tests.ui.conftest import REPO
 from tests.ui.store import SAMPLE_MODEL, XSS_MODEL, write_results
@@ -114,16 +114,13 @@ def test_the_switch_is_kept_in_the_link() -> None:
 
 
 def _export(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m leaderboard export --format json ARGS``, its ``main`` run in this process
+    (tests/support/entry_point.py; test_export_cli.py runs the real command line too)."""
+    from leaderboard.__main__ import main
+
     env = {**os.environ, "EVALITA_DATA_DIR": str(store), "PYTHONPATH": str(REPO)}
     env = {k: v for k, v in env.items() if not k.startswith("EVALITA_") or k == "EVALITA_DATA_DIR"}
-    return subprocess.run(
-        [sys.executable, "-m", "leaderboard", "export", "--format", "json", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_main(main, ["export", "--format", "json", *args], env)
 
 
 def test_export_carries_both_sets(store: Path) -> None:
