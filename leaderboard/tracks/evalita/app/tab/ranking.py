@@ -287,7 +287,7 @@ class RankingTab(Tab):
         filters = filters_of(state)
         board = views.current_board(ctx, link.metrics)
         view = views.ranking_view(board, link.setting, filters, link.sort)
-        page = views.paged(view.table, link.ranking_page)
+        page = view.page(link.ranking_page)  # its rows' custom tiers only (the CSV asks for all)
         banner = "\n\n".join(text for text in (metrics_banner(board, link.setting), view.banner) if text)
         return Rendered(
             values={
