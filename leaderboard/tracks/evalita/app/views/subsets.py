@@ -33,7 +33,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from eval_queue.requests import ModelType
-from leaderboard.core.numbers import percent
+from leaderboard.core.numbers import percents
 from leaderboard.core.summary import UncertaintySummary
 from leaderboard.core.tiers import FamilyTiers, matrix_tiers
 from leaderboard.core.uncertainty import percentile_bounds
@@ -439,7 +439,8 @@ CUSTOM_COLUMNS: tuple[str, ...] = (
 
 
 def _percent(values: Array) -> list[float | None]:
-    return [percent(float(v)) if np.isfinite(v) else None for v in values]
+    # numbers.percent of each value, a whole column at once (the same numbers: numbers.percents).
+    return percents(values)
 
 
 def with_view_columns(
