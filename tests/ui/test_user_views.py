@@ -267,3 +267,29 @@ def test_the_custom_tiers_of_each_page_are_the_tiers_of_the_whole_table(data_dir
             seen.extend(shown[label].tolist() for label in labels)
     tiers = [tier for column in seen for tier in column]
     assert any(tier is not None for tier in tiers) and any(tier is None for tier in tiers)
+
+
+def test_the_cells_kept_per_setting_are_the_cells_formatted_for_the_view(data_dir, monkeypatch):
+    # A single-setting view takes each run's rank, interval, tier, identity and key cells from the
+    # setting's, formatted once per snapshot: the same table as formatting the view's own rows.
+    cases = [
+        (Setting.ZERO, views.RankingFilters(), "rank"),
+        (Setting.FIVE, views.RankingFilters(search="acme", show_noncomparable=True), "model"),
+        (Setting.ZERO, views.RankingFilters(average_over=("te", "sa"), kinds=("chat",)), "params"),
+        (Setting.ZERO, views.RankingFilters(search="no such model"), "rank"),
+    ]
+
+    def tables() -> list[pd.DataFrame]:
+        fresh = views.current_board(AppContext.from_settings(Settings(data_dir=data_dir)))
+        return [views.ranking_view(fresh, setting, filters, sort).table for setting, filters, sort in cases]
+
+    kept = tables()
+    monkeypatch.setattr(
+        ranking,
+        "_run_columns",
+        lambda board, k, rows: ranking.taken(ranking.run_columns(rows), np.arange(len(rows))),
+    )
+    direct = tables()
+    for a, b in zip(kept, direct, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    assert len(kept[0]) >= 6 and kept[-1].empty

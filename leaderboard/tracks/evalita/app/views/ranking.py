@@ -284,28 +284,32 @@ def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort:
         return _both_view(board, filters, sort)
     rows, banner, total, tiers = _select_rows(board, setting.num_fewshot, filters)
     rows = _sorted(rows, sort)
+    shown = _run_columns(board, setting.num_fewshot, rows)
     table = pd.DataFrame(
         {
-            RANK: _ranks(rows["_rank"]),
+            RANK: shown[RANK],
             MODEL: rows["model"].to_numpy(),
             AVG: rows[MAIN_SCORE_COLUMN].astype(float).to_numpy(),
-            CI: _intervals(rows, MAIN_SCORE_COLUMN),
-            TIER: _ranks(rows[TIER_COLUMN]),
+            CI: shown[CI],
+            TIER: shown[TIER],
         }
     )
     tier_columns: list[TierColumn] = []
     if filters.average_over:
         table[CUSTOM_AVG] = rows[_CUSTOM].astype(float).to_numpy()
         table[CUSTOM_CI] = _intervals(rows, _CUSTOM)
-        table[CUSTOM_TIER] = _ranks(rows[_CUSTOM_TIER])
-        if tiers is not None:
+        if tiers is not None:  # filled when asked (RankingView.page, RankingView.table)
+            table[CUSTOM_TIER] = np.full(len(rows), None, dtype=object)
             tier_columns.append(TierColumn(CUSTOM_TIER, _positions(rows, _CUSTOM_POSITION), tiers))
+        else:
+            table[CUSTOM_TIER] = _ranks(rows[_CUSTOM_TIER])
     _add_organisation(table, rows, "")  # beside the scores: a best of N is read with its score
-    _add_identity(table, rows)
+    for column in _IDENTITY:
+        table[column] = shown[column]
     for task in SUITE:
         for aggregate in _chosen(filters):
             table[column_label(task.id, aggregate)] = _metric_column(rows, task.id, aggregate, "")
-    table[KEY_COLUMN] = _keys(rows)
+    table[KEY_COLUMN] = shown[KEY_COLUMN]
     return RankingView(partial=table, banner=banner, total=total, tier_columns=tuple(tier_columns))
 
 
@@ -334,13 +338,64 @@ def _metric_column(rows: pd.DataFrame, task_id: str, aggregate: Aggregate, suffi
     return values.astype(float).to_numpy()
 
 
+_IDENTITY = (PARAMS, TYPE, KIND, PRECISION, REVISION, NOTE)
+
+
 def _add_identity(table: pd.DataFrame, rows: pd.DataFrame) -> None:
-    table[PARAMS] = pd.to_numeric(rows["params_b"], errors="coerce").to_numpy()
-    table[TYPE] = rows["model_type"].fillna("unknown").astype(str).to_numpy()
-    table[KIND] = rows[_KIND].astype(str).to_numpy()
-    table[PRECISION] = rows["precision"].astype(str).to_numpy()
-    table[REVISION] = _revisions(rows["revision"])
-    table[NOTE] = _notes(rows)
+    for column, values in _identity(rows).items():
+        table[column] = values
+
+
+def _identity(rows: pd.DataFrame) -> dict[str, object]:
+    """The :data:`_IDENTITY` columns of ``rows``, in that order."""
+    return {
+        PARAMS: pd.to_numeric(rows["params_b"], errors="coerce").to_numpy(),
+        TYPE: rows["model_type"].fillna("unknown").astype(str).to_numpy(),
+        KIND: rows[_KIND].astype(str).to_numpy(),
+        PRECISION: rows["precision"].astype(str).to_numpy(),
+        REVISION: _revisions(rows["revision"]),
+        NOTE: _notes(rows),
+    }
+
+
+def run_columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The single-setting table's columns that depend on the run alone (never on the filters, the
+    sort or a custom average): rank, interval, tier, identity and key of each row of ``rows``."""
+    return {
+        RANK: _ranks(rows["_rank"]).to_numpy(),
+        CI: np.array(_intervals(rows, MAIN_SCORE_COLUMN), dtype=object),
+        TIER: _ranks(rows[TIER_COLUMN]).to_numpy(),
+        **{
+            column: np.asarray(values, dtype=object if isinstance(values, list) else None)
+            for column, values in _identity(rows).items()
+        },
+        KEY_COLUMN: np.array(_keys(rows), dtype=object),
+    }
+
+
+#: Columns the table was always given as lists (an empty list makes a float64 column, an empty
+#: object array an object one: the same frames as before, empty ones included).
+_LISTED = (CI, REVISION, NOTE, KEY_COLUMN)
+
+
+def _run_columns(board: Board, num_fewshot: int, rows: pd.DataFrame) -> dict[str, object]:
+    """:func:`run_columns` of ``rows`` (the setting's rows, filtered and sorted), taken from the
+    setting's, made once per snapshot: every view of 10,000 runs formats the same cells."""
+    index, every = board.memo(
+        ("run-columns", num_fewshot),
+        lambda: (setting_rows(board, num_fewshot).index, run_columns(setting_rows(board, num_fewshot))),
+    )
+    at = index.get_indexer(rows.index) if index.is_unique else None
+    if at is None or (at < 0).any():
+        every, at = run_columns(rows), np.arange(len(rows))
+    return taken(every, at)
+
+
+def taken(columns: Mapping[str, np.ndarray], at: np.ndarray) -> dict[str, object]:
+    """Rows ``at`` of :func:`run_columns`' ``columns``, as the table is given them."""
+    return {
+        column: values[at].tolist() if column in _LISTED else values[at] for column, values in columns.items()
+    }
 
 
 def _add_organisation(table: pd.DataFrame, rows: pd.DataFrame, suffix: str, label: str = "") -> None:
