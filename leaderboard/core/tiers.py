@@ -492,17 +492,18 @@ class FamilyTiers:
         alpha: float = DEFAULT_ALPHA,
     ) -> None:
         self.draws = np.asarray(draws)
-        self.alt = self.draws if alt_draws is None else np.asarray(alt_draws)
-        if self.draws.shape != self.alt.shape:
-            raise ValueError(f"draws {self.draws.shape} and alt_draws {self.alt.shape} differ in shape")
+        alt = self.draws if alt_draws is None else np.asarray(alt_draws)
+        if self.draws.shape != alt.shape:
+            raise ValueError(f"draws {self.draws.shape} and alt_draws {alt.shape} differ in shape")
         self.alpha = alpha
         n = len(self.draws)
+        # Of the second set only its means are needed: it is not kept (half the memory).
         self.means, self.alt_means, self.var = np.empty(n), np.empty(n), np.empty(n)
         for start in range(0, n, _BLOCK):  # as significance_counts: float64, a block at a time
             part = slice(start, start + _BLOCK)
             rows64 = self.draws[part].astype(np.float64)
             self.means[part] = rows64.mean(axis=1)
-            self.alt_means[part] = self.alt[part].astype(np.float64).mean(axis=1)
+            self.alt_means[part] = alt[part].astype(np.float64).mean(axis=1)
             centred = rows64 - self.means[part, None]
             self.var[part] = np.einsum("ij,ij->i", centred, centred) / max(rows64.shape[1] - 1, 1)
 
