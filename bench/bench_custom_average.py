@@ -8,7 +8,11 @@ alternating which goes first:
 
 * **before** — the revision's ``views/subsets.py`` and ``core/tiers.py`` loaded from git (its
   ``custom_average``: each run's draws read one by one, ``scipy.stats.quantile``, its tiers);
-* **after** — this tree's ``custom_average``.
+* **after** — this tree's ``custom_average`` and the tiers of the 25 rows a page shows (the
+  first page in custom-average order: :meth:`subsets.CustomTiers.at`, each row's own Holm family);
+  then, timed apart, **every** tier (:meth:`subsets.CustomTiers.every`: what the CSV asks for).
+  A revision whose ``custom_average`` computes every tier has no such split (its every-tier time
+  is in "before").
 
 Each prints wall and CPU seconds (in-process: no browser, no Gradio; one core unless
 ``--all-cores``: OpenBLAS's waiting threads count as CPU), their ratio, and whether
@@ -54,7 +58,9 @@ def _before(revision: str) -> types.ModuleType:
     """The revision's subsets module, its tiers (and everything tiers-related) the revision's own."""
     tiers = _module_at(revision, "leaderboard/core/tiers.py", "_before_tiers")
     subsets = _module_at(revision, "leaderboard/tracks/evalita/app/views/subsets.py", "_before_subsets")
-    for name in ("TierEntry", "assign_tiers"):
+    # Its own tiers module, also for the kept counts: the same draws must not be answered from the
+    # counts this tree's computation kept.
+    for name in ("TierEntry", "assign_tiers", "matrix_tiers"):
         if name in subsets.__dict__:
             setattr(subsets, name, getattr(tiers, name))
     if "percentile_intervals" in subsets.__dict__:  # as the revision computed them: scipy.stats.quantile
@@ -63,7 +69,8 @@ def _before(revision: str) -> types.ModuleType:
     return subsets
 
 
-def _same(a, b) -> bool:
+def _same(a, b, page: list[int], page_tiers: list[int | None]) -> bool:
+    """Equal points, intervals, every tier, and the page's tiers (asked alone) are ``b``'s too."""
     import numpy as np
 
     return (
@@ -71,7 +78,16 @@ def _same(a, b) -> bool:
         and np.array_equal(a.lows, b.lows, equal_nan=True)
         and np.array_equal(a.highs, b.highs, equal_nan=True)
         and a.tiers == b.tiers
+        and page_tiers == [b.tiers[i] for i in page]
     )
+
+
+def _first_page(points, comparable, size: int = 25) -> list[int]:
+    """The positions of the first page's rows in custom-average order (comparable runs, best first)."""
+    import numpy as np
+
+    ranked = np.where(np.asarray(comparable, dtype=bool), np.nan_to_num(points, nan=-np.inf), -np.inf)
+    return np.argsort(-ranked, kind="stable")[:size].tolist()
 
 
 def main() -> int:
@@ -128,10 +144,17 @@ def main() -> int:
             average = compute(
                 keys, board.loaded.prompt_scores, board.loaded.uncertainty, tasks, comparable, task_cps
             )
+            if which == "after" and hasattr(average, "tier_of"):
+                page = _first_page(average.points, comparable)
+                page_tiers = average.tier_of.at(page)  # the page's rows, asked alone
             timed[which] = (time.perf_counter() - wall, time.process_time() - cpu, average)
+            if which == "after" and hasattr(average, "tier_of"):
+                wall = time.perf_counter()
+                average.tier_of.every()  # what the CSV asks for
+                timed["every"] = (time.perf_counter() - wall, 0.0, average)
             if which == "after" and not had_stats:
                 print(f"  after imported scipy.stats: {'scipy.stats' in sys.modules}")
-        same = _same(timed["after"][2], timed["before"][2])
+        same = _same(timed["after"][2], timed["before"][2], page, page_tiers)
         ranked = sum(t is not None for t in timed["after"][2].tiers)
         row = {
             "tasks": ",".join(tasks),
@@ -140,6 +163,7 @@ def main() -> int:
             "before_cpu_s": timed["before"][1],
             "after_s": timed["after"][0],
             "after_cpu_s": timed["after"][1],
+            "after_every_tier_s": timed.get("every", (float("nan"),))[0],
             "ratio": timed["before"][0] / timed["after"][0],
             "cpu_ratio": timed["before"][1] / timed["after"][1],
             "equal": same,
@@ -148,7 +172,7 @@ def main() -> int:
         results.append(row)
         print(
             f"{row['tasks']:<22} before {row['before_s']:6.2f} s (cpu {row['before_cpu_s']:6.2f})  "
-            f"after {row['after_s']:6.2f} s (cpu {row['after_cpu_s']:6.2f})  "
+            f"after {row['after_s']:6.2f} s (cpu {row['after_cpu_s']:6.2f}; every tier +{row['after_every_tier_s']:.2f} s)  "
             f"×{row['ratio']:.1f} (cpu ×{row['cpu_ratio']:.1f})  equal={same}  tiered={ranked:,}",
             flush=True,
         )

@@ -471,3 +471,82 @@ def _holm_kept(
     rejected = rank < np.repeat(np.minimum.reduceat(fail_at, first), sizes)
     np.add.at(better, run, (rejected & (s > 0)).astype(np.int64))
     np.add.at(worse, run, (rejected & (s < 0)).astype(np.int64))
+
+
+class FamilyTiers:
+    """Tiers of chosen runs only, each from its own Holm family: a run's tier depends on its own
+    ``N − 1`` comparisons alone (module docstring), so the rows a page shows need ``rows × N``
+    tests, not the board's ``N × N`` (issue 32: 25 rows of a custom average over 10,000 runs).
+
+    ``draws`` ``(N, B)`` (``alt_draws`` the second set, if any) as for :func:`significance_counts`;
+    the runs' means and variances are computed once, here, in float64 as it computes them.
+    :meth:`tiers` of some rows equals ``1 +`` those rows' :func:`significance_matrix` counts
+    (``tests/uncertainty/test_family_tiers.py`` checks it, and that it equals
+    :func:`significance_counts`).
+    """
+
+    def __init__(
+        self,
+        draws: NDArray[np.floating],
+        alt_draws: NDArray[np.floating] | None = None,
+        alpha: float = DEFAULT_ALPHA,
+    ) -> None:
+        self.draws = np.asarray(draws)
+        alt = self.draws if alt_draws is None else np.asarray(alt_draws)
+        if self.draws.shape != alt.shape:
+            raise ValueError(f"draws {self.draws.shape} and alt_draws {alt.shape} differ in shape")
+        self.alpha = alpha
+        n = len(self.draws)
+        # Of the second set only its means are needed: it is not kept (half the memory).
+        self.means, self.alt_means, self.var = np.empty(n), np.empty(n), np.empty(n)
+        for start in range(0, n, _BLOCK):  # as significance_counts: float64, a block at a time
+            part = slice(start, start + _BLOCK)
+            rows64 = self.draws[part].astype(np.float64)
+            self.means[part] = rows64.mean(axis=1)
+            self.alt_means[part] = alt[part].astype(np.float64).mean(axis=1)
+            centred = rows64 - self.means[part, None]
+            self.var[part] = np.einsum("ij,ij->i", centred, centred) / max(rows64.shape[1] - 1, 1)
+
+    def tiers(self, rows: Sequence[int] | NDArray[np.integer]) -> NDArray[np.int64]:
+        """The tiers (``1 +`` runs significantly better) of the runs at positions ``rows``."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        n = len(self.draws)
+        if not len(rows) or n < 2:
+            return np.ones(len(rows), dtype=np.int64)
+        b = self.draws.shape[1]
+        better = np.empty(len(rows), dtype=np.int64)
+        # A few hundred rows at a time: ``rows × N`` float64 matrices (40 MB at 500 × 10,000).
+        for start in range(0, len(rows), _BLOCK):
+            chosen = rows[start : start + _BLOCK]
+            mine = self.draws[chosen].astype(np.float64) - self.means[chosen, None]
+            cov = np.empty((len(chosen), n))
+            for col in range(0, n, 4 * _BLOCK):
+                part = slice(col, col + 4 * _BLOCK)
+                others = self.draws[part].astype(np.float64) - self.means[part, None]
+                cov[:, part] = mine @ others.T
+            cov /= b - 1
+            se = self.var[chosen, None] + self.var[None, :] - 2.0 * cov
+            np.sqrt(np.maximum(se, 0.0, out=se), out=se)
+            # A = every run j, B = the chosen run i: sign +1 when j is above i (significance_matrix).
+            p, sign = bias_aware_p_values(
+                (self.means[None, :], self.alt_means[None, :]),
+                (self.means[chosen, None], self.alt_means[chosen, None]),
+                se,
+            )
+            # The family of run i: every other run (its own column dropped).
+            others_of = np.ones(p.shape, dtype=bool)
+            others_of[np.arange(len(chosen)), chosen] = False
+            family = p[others_of].reshape(len(chosen), n - 1)
+            signs = sign[others_of].reshape(len(chosen), n - 1)
+            better[start : start + len(chosen)] = ((holm(family) <= self.alpha) & (signs > 0)).sum(axis=1)
+        return better + 1
+
+
+def family_tiers(
+    draws: NDArray[np.floating],
+    alt_draws: NDArray[np.floating] | None,
+    rows: Sequence[int] | NDArray[np.integer],
+    alpha: float = DEFAULT_ALPHA,
+) -> NDArray[np.int64]:
+    """The tiers of the runs at positions ``rows`` among all the rows of ``draws`` (:class:`FamilyTiers`)."""
+    return FamilyTiers(draws, alt_draws, alpha).tiers(rows)

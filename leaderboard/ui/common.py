@@ -2,7 +2,7 @@
 
 A render function returns plain *view values* keyed by output name: a :class:`Table`, a
 plotly figure (``None``: nothing to draw, so the plot is hidden), a :class:`Choices` for a
-dropdown, or a string.  :func:`fingerprint` identifies a value's content (the page sends a
+dropdown, a :class:`LazyFile` (a download made only when asked), or a string.  :func:`fingerprint` identifies a value's content (the page sends a
 value only when its fingerprint differs from what the browser already shows) and
 :func:`to_update` turns it into what gradio sends, once it is known to be needed.
 """
@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +74,35 @@ class Choices:
     value: str | list[str] | None
 
 
+class LazyFile:
+    """A file a render names without making it: made (once) when something asks for it — the
+    page's download click, an API endpoint returning it — not at every render (issue 32: the
+    CSV of a 10,000-row view took longer to write than the page took to show).
+
+    ``key`` identifies the file's content (its :func:`fingerprint`); ``make()`` writes it and
+    returns its path.  Kept with shared renders (:mod:`leaderboard.ui.render_cache`): ``make``
+    should hold what recomputes the file, not the data it is made from.
+    """
+
+    def __init__(self, key: str, make: Callable[[], str]) -> None:
+        self.key = key
+        self._make: Callable[[], str] | None = make
+        self._path: str | None = None
+        self._lock = threading.Lock()
+
+    def path(self) -> str:
+        """The file's path, made on the first call."""
+        with self._lock:
+            if self._path is None:
+                assert self._make is not None
+                self._path = self._make()
+                self._make = None  # what made it is no longer needed
+            return self._path
+
+    def __repr__(self) -> str:
+        return f"LazyFile({self.key!r})"
+
+
 def fingerprint(value: object) -> str:
     """A digest of what ``value`` shows: equal digests mean the browser needs nothing new."""
     digest = hashlib.sha1(type(value).__name__.encode())
@@ -88,6 +119,8 @@ def fingerprint(value: object) -> str:
             digest.update(pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy().tobytes())
     elif isinstance(value, go.Figure):
         digest.update(value.to_json().encode())
+    elif isinstance(value, LazyFile):
+        digest.update(value.key.encode())
     else:
         digest.update(json.dumps(value, default=repr, sort_keys=True).encode())
     return digest.hexdigest()
@@ -129,6 +162,8 @@ def to_update(component: gr.components.Component, value: object) -> object:
         return plot_update(value)  # type: ignore[arg-type]
     if isinstance(value, Choices):
         return gr.update(choices=list(value.options), value=value.value)
+    if isinstance(value, LazyFile):
+        return value.path()
     return value
 
 

@@ -37,7 +37,7 @@ from leaderboard.state import (
     notices_markdown,
     registered_url_fields,
 )
-from leaderboard.ui.common import ERROR_TEXT, fingerprint, to_update
+from leaderboard.ui.common import ERROR_TEXT, LazyFile, fingerprint, to_update
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.render_cache import RenderCache, SharedRender, sendable, serialise
 from leaderboard.ui.tab import Api, Component, Tab, TabParts
@@ -293,6 +293,40 @@ class Page:
             postprocess=False,  # _send hands gradio serialised values
         ).then(None, self.address, None, js=URL_JS, api_visibility="private", queue=False)
 
+    def download(self, triggers: Sequence[Any], tab: Tab, name: str) -> None:
+        """Wire ``triggers`` (a visible button) to make ``tab``'s :class:`~leaderboard.ui.common.LazyFile`
+        output ``name`` for the view the visitor sees, hand it to that output (a hidden
+        ``gr.DownloadButton``) and click it in the browser (gradio issue #9230's pattern): a
+        render never sends a lazy file, most visitors never ask for it."""
+        if self._pending is not None:  # still building the tabs: wire once every output exists
+            self._pending.append(lambda: self.download(triggers, tab, name))
+            return
+        component = self.parts[tab.id].outputs[name]
+
+        def _download(session: Session) -> object:
+            with session.lock:
+                state = replace(session.state, tab=tab.id)
+            # The render the visitor sees (a kept one: the same view, its file made once).
+            return to_update(component, self.render(tab, state).rendered.values[name])
+
+        _download.__name__ = f"download_{tab.id}_{name}"
+        gr.on(
+            triggers,
+            self._guarded(_download),
+            inputs_kwargs={"session": self.session},
+            outputs=[component],
+            api_visibility="private",
+            show_progress="hidden",
+            queue=QUEUED,
+        ).then(
+            None,
+            None,
+            None,
+            js=f"() => document.querySelector({('#' + str(component.elem_id))!r})?.click()",
+            api_visibility="private",
+            queue=False,
+        )
+
     @staticmethod
     def _shown_value(value: object) -> object:
         # A control's value as :meth:`PageState.control_value` would give it (lists, not tuples).
@@ -469,6 +503,8 @@ class Page:
                     updates[component] = gr.Tabs(selected=value)
                     session.shown[component._id] = digest
                 continue
+            if isinstance(value, LazyFile):
+                continue  # made and sent only when asked (Page.download; an API endpoint resolves it)
             digest = digests.get(component) or fingerprint(value)
             if session.browser and session.shown.get(component._id) == digest:
                 continue

@@ -6,6 +6,7 @@ as text); and a link holding all four restores the same view."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +190,28 @@ def test_the_ranking_api_takes_the_four_views_by_name(served_views):
     assert INCOMPLETE_MODEL in {
         row[headers.index("Model")].split(">")[-2].split("<")[0] for row in value["data"]
     }
+
+
+def test_the_csv_button_downloads_every_row_with_every_custom_tier(page, served_views):
+    # The page never sends the CSV with a render; its button makes the file for the view shown
+    # and the browser downloads it: every row of the view, the custom tiers of every row (all the
+    # runs' tests, not only the page's), exactly what the view holds.
+    from eval_queue.settings import Settings
+    from leaderboard.tracks.evalita.app import views
+    from leaderboard.ui.context import AppContext
+
+    _open(page, served_views, "?avg_tasks=te,sa&all_runs=1")
+    page.wait_for_function(_rows("ranking-table") + ".length >= 10")
+    with page.expect_download() as download:
+        page.locator("#ranking-csv").click()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    board = views.current_board(AppContext.from_settings(Settings(data_dir=served_views.data_dir)))
+    filters = views.RankingFilters(average_over=("te", "sa"), show_noncomparable=True)
+    view = views.ranking_view(board, "0", filters)
+    assert text == views.to_csv(view.table)
+    header, *lines = text.splitlines()
+    assert "Tier (custom)" in header.split(",") and len(lines) == len(view.table) >= 10
+    tiers = view.table["Tier (custom)"]
+    assert tiers.notna().sum() >= 5  # filled (the view itself leaves them to be asked)
+    assert download.value.suggested_filename.startswith("evalita-ranking-0-")
+    assert page.dialogs == []

@@ -241,3 +241,55 @@ def test_the_about_page_defines_best_of_n_and_why_it_matters():
     text = " ".join(about_markdown().split())
     assert "**Best of N from an organisation.**" in text and "Singh et al. 2025" in text
     assert "the part of a model id before" in text and "inflated" in text
+
+
+@pytest.mark.parametrize("kept", [subsets.TIER_DRAWS_KEPT, 0])
+def test_the_custom_tiers_of_each_page_are_the_tiers_of_the_whole_table(data_dir, monkeypatch, kept):
+    # A page fills only its rows' custom tiers (their own Holm families), the CSV's table every
+    # row's (the whole board's tests): the same tier for every run, in every view, page by page
+    # — also when the draws were dropped from memory in between (gathered again: kept = 0).
+    monkeypatch.setattr(subsets, "TIER_DRAWS_KEPT", kept)
+    seen: list[object] = []
+    for setting in (Setting.ZERO, Setting.FIVE, Setting.BOTH):
+        for filters in (
+            views.RankingFilters(average_over=("te",)),
+            views.RankingFilters(average_over=("sum", "te"), show_noncomparable=True),
+            views.RankingFilters(average_over=("te", "sa", "ner"), search="model"),
+        ):
+            fresh = views.current_board(AppContext.from_settings(Settings(data_dir=data_dir)))
+            view = views.ranking_view(fresh, setting, filters)
+            labels = [column.label for column in view.tier_columns]
+            assert labels and all(view.partial[label].isna().all() for label in labels)
+            pages = [view.page(n, size=3) for n in range(1, view.page(1, size=3).count + 1)]
+            assert "table" not in vars(view)  # no page asked for every row's tier
+            shown = pd.concat([page.rows for page in pages])
+            pd.testing.assert_frame_equal(shown, view.table)
+            seen.extend(shown[label].tolist() for label in labels)
+    tiers = [tier for column in seen for tier in column]
+    assert any(tier is not None for tier in tiers) and any(tier is None for tier in tiers)
+
+
+def test_the_cells_kept_per_setting_are_the_cells_formatted_for_the_view(data_dir, monkeypatch):
+    # A single-setting view takes each run's rank, interval, tier, identity and key cells from the
+    # setting's, formatted once per snapshot: the same table as formatting the view's own rows.
+    cases = [
+        (Setting.ZERO, views.RankingFilters(), "rank"),
+        (Setting.FIVE, views.RankingFilters(search="acme", show_noncomparable=True), "model"),
+        (Setting.ZERO, views.RankingFilters(average_over=("te", "sa"), kinds=("chat",)), "params"),
+        (Setting.ZERO, views.RankingFilters(search="no such model"), "rank"),
+    ]
+
+    def tables() -> list[pd.DataFrame]:
+        fresh = views.current_board(AppContext.from_settings(Settings(data_dir=data_dir)))
+        return [views.ranking_view(fresh, setting, filters, sort).table for setting, filters, sort in cases]
+
+    kept = tables()
+    monkeypatch.setattr(
+        ranking,
+        "_run_columns",
+        lambda board, k, rows: ranking.taken(ranking.run_columns(rows), np.arange(len(rows))),
+    )
+    direct = tables()
+    for a, b in zip(kept, direct, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    assert len(kept[0]) >= 6 and kept[-1].empty

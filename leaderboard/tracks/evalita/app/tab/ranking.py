@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -22,7 +23,7 @@ from leaderboard.tracks.evalita.app.views.metrics import metrics_banner
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
 from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.tracks.evalita.vocabulary import RANKING_AGGREGATES, Setting
-from leaderboard.ui.common import KEYED_TABLE, Table, write_csv
+from leaderboard.ui.common import KEYED_TABLE, LazyFile, Table, write_csv
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.markers import collect_markers
 from leaderboard.ui.page import Page
@@ -248,7 +249,10 @@ class RankingTab(Tab):
             previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="ranking-previous")
             following = gr.Button("Next ▶", size="sm", scale=0, elem_id="ranking-next")
         with gr.Row():
-            csv = gr.DownloadButton("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+            # The file is made when asked (every row's custom tier tests the whole board): the
+            # button makes it and clicks the hidden download button that holds it (Page.download).
+            csv_button = gr.Button("Download CSV (this view, every row)", size="sm", elem_id="ranking-csv")
+            csv = gr.DownloadButton("CSV", visible="hidden", elem_id="ranking-csv-file")
             compare = gr.Button(
                 "A vs B: compare the first two rows shown", size="sm", elem_id="ranking-compare"
             )
@@ -263,6 +267,7 @@ class RankingTab(Tab):
             lambda state: state.with_values(ranking_page=EvalitaLink.of(state).ranking_page + 1),
         )
         page.transition([compare.click], lambda state: compare_first_two(page.ctx, state))
+        page.download([csv_button.click], self, "csv")
         return TabParts(
             controls={
                 "setting": setting,
@@ -287,7 +292,7 @@ class RankingTab(Tab):
         filters = filters_of(state)
         board = views.current_board(ctx, link.metrics)
         view = views.ranking_view(board, link.setting, filters, link.sort)
-        page = views.paged(view.table, link.ranking_page)
+        page = view.page(link.ranking_page)  # its rows' custom tiers only (the CSV asks for all)
         banner = "\n\n".join(text for text in (metrics_banner(board, link.setting), view.banner) if text)
         return Rendered(
             values={
@@ -295,15 +300,29 @@ class RankingTab(Tab):
                 "caption": caption(view, page, filters),
                 "table": marked_table(ctx, board, page.rows),
                 "pager": gr.update(visible=page.count > 1),
-                "csv": self._csv_of(ctx, state, view),
+                "csv": self._lazy_csv(ctx, state, board),
             },
             state=state.with_values(ranking_page=page.number),
         )
 
-    def _csv_of(self, ctx: AppContext, state: PageState, view: views.RankingView) -> str:
-        """The view's CSV file, written once per results version and view (not once per page)."""
+    def _lazy_csv(self, ctx: AppContext, state: PageState, board: views.Board) -> LazyFile:
+        """The view's CSV, made when asked (:class:`LazyFile`): kept with the render, it holds the
+        board weakly (a kept render must not keep an old snapshot alive) and the view's state."""
         link = EvalitaLink.of(state)
         key = (ctx.version, link.setting, filters_of(state), link.sort, link.metrics)
+        snapshot = weakref.ref(board)
+
+        def make() -> str:
+            # The snapshot shown, while it is in memory; else the current one (newer results).
+            shown = snapshot() or views.current_board(ctx, link.metrics)
+            view = views.ranking_view(shown, link.setting, filters_of(state), link.sort)
+            return self._csv_of(ctx, key, link, view)
+
+        return LazyFile(repr(key), make)
+
+    def _csv_of(self, ctx: AppContext, key: tuple, link: EvalitaLink, view: views.RankingView) -> str:
+        """The view's CSV file, every row's tiers filled, written once per results version and view
+        (not once per page)."""
         if key not in self._csv:
             if len(self._csv) > 64:
                 self._csv.clear()

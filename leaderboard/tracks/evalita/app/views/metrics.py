@@ -84,7 +84,7 @@ class RankChange:
 
 
 def _task_ranks(board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool) -> dict[RunRef, int]:
-    rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
+    rows, _, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
     cps = pd.to_numeric(rows[task_column(task_id, Aggregate.CPS)], errors="coerce")
     ranks = cps.rank(method="min", ascending=False)
     return {

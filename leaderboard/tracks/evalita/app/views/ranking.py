@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
@@ -34,12 +35,14 @@ from leaderboard.views.common import (
     KEY_COLUMN,
     MODEL,
     NOTE,
+    PAGE_SIZE,
     PARAMS,
     PRECISION,
     RANK,
     REVISION,
     TIER,
     TYPE,
+    TablePage,
     _frame,
     _keys,
     _notes,
@@ -47,6 +50,7 @@ from leaderboard.views.common import (
     _revisions,
     _run_row,
     interval_text,
+    paged,
 )
 
 #: The ranking's sort orders (link value → label), each in its natural direction.
@@ -68,12 +72,22 @@ KIND, ORG_RUNS, BEST_OF = "Kind", "Org runs", "Best of N"
 _CUSTOM, _CUSTOM_SORT, _CUSTOM_RANK = subsets.CUSTOM_COLUMN, subsets.CUSTOM_SORT, subsets.CUSTOM_RANK_COLUMN
 _CUSTOM_TIER, _KIND = subsets.CUSTOM_TIER_COLUMN, subsets.KIND_COLUMN
 _ORG_RUNS, _ORG_TOP = subsets.ORG_RUNS_COLUMN, subsets.ORG_BEST_COLUMN
+_CUSTOM_POSITION = subsets.CUSTOM_POSITION
 
 
 def setting_rows(board: Board, num_fewshot: int, average_over: tuple[str, ...] = ()) -> pd.DataFrame:
     """The setting's runs (:meth:`Board.rows`) with the user views' columns: model kind,
     organisation counts and best run, and the custom average over ``average_over``
-    (:func:`subsets.with_view_columns`, computed once per snapshot, setting and task set)."""
+    (:func:`subsets.view_columns`, computed once per snapshot, setting and task set; its custom
+    tiers left empty: :func:`setting_view` gives what fills them)."""
+    return setting_view(board, num_fewshot, average_over)[0]
+
+
+def setting_view(
+    board: Board, num_fewshot: int, average_over: tuple[str, ...] = ()
+) -> tuple[pd.DataFrame, subsets.CustomTiers | None]:
+    """:func:`setting_rows` and the custom average's tiers, asked for the rows shown
+    (:class:`subsets.CustomTiers`; ``None`` without a custom average of its own)."""
     tasks = subsets.chosen_tasks(average_over)
 
     def task_cps(keys: Sequence[tuple[str, str, str, int]]) -> np.ndarray:
@@ -86,7 +100,7 @@ def setting_rows(board: Board, num_fewshot: int, average_over: tuple[str, ...] =
 
     return board.memo(
         ("setting-rows", num_fewshot, tasks),
-        lambda: subsets.with_view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank", task_cps),
+        lambda: subsets.view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank", task_cps),
     )
 
 
@@ -159,8 +173,10 @@ def _sorted(rows: pd.DataFrame, sort: str, suffix: str = "") -> pd.DataFrame:
     return _order(rows, "_rank" + suffix, MAIN_SCORE_COLUMN + suffix)
 
 
-def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tuple[pd.DataFrame, str, int]:
-    rows = setting_rows(board, num_fewshot, filters.average_over)
+def _select_rows(
+    board: Board, num_fewshot: int, filters: RankingFilters
+) -> tuple[pd.DataFrame, str, int, subsets.CustomTiers | None]:
+    rows, tiers = setting_view(board, num_fewshot, filters.average_over)
     total = len(rows)
     banner = ""
     show_all = filters.show_noncomparable
@@ -187,23 +203,69 @@ def _select_rows(board: Board, num_fewshot: int, filters: RankingFilters) -> tup
         if hidden:
             banner = "\n\n".join(text for text in (banner, f"{hidden} (complete results only)") if text)
         rows = rows[missing == ""]
-    return rows, banner, total
+    return rows, banner, total, tiers
+
+
+@dataclass(frozen=True)
+class TierColumn:
+    """A custom tier column of a view, filled for the rows asked: ``positions[i]`` is table row
+    ``i``'s run in ``tiers`` (``-1``: the row has no run in that setting)."""
+
+    label: str
+    positions: np.ndarray
+    tiers: subsets.CustomTiers
+
+    def at(self, rows: np.ndarray) -> pd.Series:
+        """The tiers of table rows ``rows`` (positions in the table), as :func:`_ranks` writes them."""
+        return pd.Series(self.tiers.at(self.positions[rows]), dtype=object)
 
 
 @dataclass(frozen=True)
 class RankingView:
-    """The ranking as shown: ``table`` holds every matching row in order, with plain values
+    """The ranking as shown: :attr:`table` holds every matching row in order, with plain values
     (exactly what the CSV writes, plus the hidden :data:`KEY_COLUMN`); ``total`` counts the
-    setting's runs before any filter."""
+    setting's runs before any filter.
 
-    table: pd.DataFrame
+    A custom average's tier columns (:attr:`tier_columns`) are empty in :attr:`partial` and filled
+    when asked: :meth:`page` fills its rows' (a few runs' Holm families), :attr:`table` every
+    row's (the whole board's tests: the CSV).  Each run's tier is the same either way."""
+
+    partial: pd.DataFrame
     banner: str
     total: int
+    tier_columns: tuple[TierColumn, ...] = ()
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """Every row, every tier filled (computed once per view)."""
+        if not self.tier_columns:
+            return self.partial
+        table = self.partial.copy()
+        every = np.arange(len(table))
+        for column in self.tier_columns:
+            table[column.label] = column.at(every).to_numpy()
+        return table
+
+    def page(self, number: int, size: int = PAGE_SIZE) -> TablePage:
+        """Page ``number`` of the table (:func:`paged`), its rows' tiers filled."""
+        page = paged(self.partial, number, size)
+        if not self.tier_columns or page.rows.empty:
+            return page
+        rows = page.rows.copy()
+        shown = np.arange(page.first - 1, page.last)
+        for column in self.tier_columns:
+            rows[column.label] = column.at(shown).to_numpy()
+        return TablePage(rows, page.number, page.count, page.first, page.last, page.total)
 
     @property
     def shown(self) -> pd.DataFrame:
         """The table without its hidden key column (the CSV, the plots)."""
         return self.table.drop(columns=KEY_COLUMN)
+
+
+def _positions(rows: pd.DataFrame, column: str) -> np.ndarray:
+    """Each row's position in its setting's custom average (``-1``: none)."""
+    return pd.to_numeric(rows[column], errors="coerce").fillna(-1).to_numpy(dtype=np.int64)
 
 
 def ranking_view(
@@ -220,28 +282,35 @@ def ranking_view(
 def _ranking_view(board: Board, setting: Setting, filters: RankingFilters, sort: str) -> RankingView:
     if setting.num_fewshot is None:
         return _both_view(board, filters, sort)
-    rows, banner, total = _select_rows(board, setting.num_fewshot, filters)
+    rows, banner, total, tiers = _select_rows(board, setting.num_fewshot, filters)
     rows = _sorted(rows, sort)
+    shown = _run_columns(board, setting.num_fewshot, rows)
     table = pd.DataFrame(
         {
-            RANK: _ranks(rows["_rank"]),
+            RANK: shown[RANK],
             MODEL: rows["model"].to_numpy(),
             AVG: rows[MAIN_SCORE_COLUMN].astype(float).to_numpy(),
-            CI: _intervals(rows, MAIN_SCORE_COLUMN),
-            TIER: _ranks(rows[TIER_COLUMN]),
+            CI: shown[CI],
+            TIER: shown[TIER],
         }
     )
+    tier_columns: list[TierColumn] = []
     if filters.average_over:
         table[CUSTOM_AVG] = rows[_CUSTOM].astype(float).to_numpy()
         table[CUSTOM_CI] = _intervals(rows, _CUSTOM)
-        table[CUSTOM_TIER] = _ranks(rows[_CUSTOM_TIER])
+        if tiers is not None:  # filled when asked (RankingView.page, RankingView.table)
+            table[CUSTOM_TIER] = np.full(len(rows), None, dtype=object)
+            tier_columns.append(TierColumn(CUSTOM_TIER, _positions(rows, _CUSTOM_POSITION), tiers))
+        else:
+            table[CUSTOM_TIER] = _ranks(rows[_CUSTOM_TIER])
     _add_organisation(table, rows, "")  # beside the scores: a best of N is read with its score
-    _add_identity(table, rows)
+    for column in _IDENTITY:
+        table[column] = shown[column]
     for task in SUITE:
         for aggregate in _chosen(filters):
             table[column_label(task.id, aggregate)] = _metric_column(rows, task.id, aggregate, "")
-    table[KEY_COLUMN] = _keys(rows)
-    return RankingView(table=table, banner=banner, total=total)
+    table[KEY_COLUMN] = shown[KEY_COLUMN]
+    return RankingView(partial=table, banner=banner, total=total, tier_columns=tuple(tier_columns))
 
 
 def _chosen(filters: RankingFilters) -> list[Aggregate]:
@@ -269,13 +338,64 @@ def _metric_column(rows: pd.DataFrame, task_id: str, aggregate: Aggregate, suffi
     return values.astype(float).to_numpy()
 
 
+_IDENTITY = (PARAMS, TYPE, KIND, PRECISION, REVISION, NOTE)
+
+
 def _add_identity(table: pd.DataFrame, rows: pd.DataFrame) -> None:
-    table[PARAMS] = pd.to_numeric(rows["params_b"], errors="coerce").to_numpy()
-    table[TYPE] = rows["model_type"].fillna("unknown").astype(str).to_numpy()
-    table[KIND] = rows[_KIND].astype(str).to_numpy()
-    table[PRECISION] = rows["precision"].astype(str).to_numpy()
-    table[REVISION] = _revisions(rows["revision"])
-    table[NOTE] = _notes(rows)
+    for column, values in _identity(rows).items():
+        table[column] = values
+
+
+def _identity(rows: pd.DataFrame) -> dict[str, object]:
+    """The :data:`_IDENTITY` columns of ``rows``, in that order."""
+    return {
+        PARAMS: pd.to_numeric(rows["params_b"], errors="coerce").to_numpy(),
+        TYPE: rows["model_type"].fillna("unknown").astype(str).to_numpy(),
+        KIND: rows[_KIND].astype(str).to_numpy(),
+        PRECISION: rows["precision"].astype(str).to_numpy(),
+        REVISION: _revisions(rows["revision"]),
+        NOTE: _notes(rows),
+    }
+
+
+def run_columns(rows: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The single-setting table's columns that depend on the run alone (never on the filters, the
+    sort or a custom average): rank, interval, tier, identity and key of each row of ``rows``."""
+    return {
+        RANK: _ranks(rows["_rank"]).to_numpy(),
+        CI: np.array(_intervals(rows, MAIN_SCORE_COLUMN), dtype=object),
+        TIER: _ranks(rows[TIER_COLUMN]).to_numpy(),
+        **{
+            column: np.asarray(values, dtype=object if isinstance(values, list) else None)
+            for column, values in _identity(rows).items()
+        },
+        KEY_COLUMN: np.array(_keys(rows), dtype=object),
+    }
+
+
+#: Columns the table was always given as lists (an empty list makes a float64 column, an empty
+#: object array an object one: the same frames as before, empty ones included).
+_LISTED = (CI, REVISION, NOTE, KEY_COLUMN)
+
+
+def _run_columns(board: Board, num_fewshot: int, rows: pd.DataFrame) -> dict[str, object]:
+    """:func:`run_columns` of ``rows`` (the setting's rows, filtered and sorted), taken from the
+    setting's, made once per snapshot: every view of 10,000 runs formats the same cells."""
+    index, every = board.memo(
+        ("run-columns", num_fewshot),
+        lambda: (setting_rows(board, num_fewshot).index, run_columns(setting_rows(board, num_fewshot))),
+    )
+    at = index.get_indexer(rows.index) if index.is_unique else None
+    if at is None or (at < 0).any():
+        every, at = run_columns(rows), np.arange(len(rows))
+    return taken(every, at)
+
+
+def taken(columns: Mapping[str, np.ndarray], at: np.ndarray) -> dict[str, object]:
+    """Rows ``at`` of :func:`run_columns`' ``columns``, as the table is given them."""
+    return {
+        column: values[at].tolist() if column in _LISTED else values[at] for column, values in columns.items()
+    }
 
 
 def _add_organisation(table: pd.DataFrame, rows: pd.DataFrame, suffix: str, label: str = "") -> None:
@@ -292,8 +412,8 @@ def _diff_column(a: pd.Series, b: pd.Series) -> object:
 
 
 def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
-    zero, banner0, total0 = _select_rows(board, 0, filters)
-    five, banner5, total5 = _select_rows(board, 5, filters)
+    zero, banner0, total0, tiers0 = _select_rows(board, 0, filters)
+    five, banner5, total5, tiers5 = _select_rows(board, 5, filters)
     both = zero.merge(five, on=list(RunRef.COLUMNS), how="outer", suffixes=("_0", "_5"))
     for column in (*META_COLUMNS, _KIND):
         both[column] = both[f"{column}_0"].combine_first(both[f"{column}_5"])
@@ -314,11 +434,15 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
             f"{TIER} {Setting.FIVE.label}": _ranks(both[f"{TIER_COLUMN}_5"]),
         }
     )
+    tier_columns: list[TierColumn] = []
     if filters.average_over:
-        for suffix, setting in (("_0", Setting.ZERO), ("_5", Setting.FIVE)):
+        for suffix, setting, tiers in (("_0", Setting.ZERO, tiers0), ("_5", Setting.FIVE, tiers5)):
             table[f"{CUSTOM_AVG} {setting.label}"] = both[_CUSTOM + suffix].astype(float).to_numpy()
             table[f"{CUSTOM_CI} {setting.label}"] = _intervals(both, _CUSTOM, suffix)
-            table[f"{TIER} {setting.label} (custom)"] = _ranks(both[_CUSTOM_TIER + suffix])
+            label = f"{TIER} {setting.label} (custom)"
+            table[label] = _ranks(both[_CUSTOM_TIER + suffix])
+            if tiers is not None:
+                tier_columns.append(TierColumn(label, _positions(both, _CUSTOM_POSITION + suffix), tiers))
     for suffix, setting in (("_0", Setting.ZERO), ("_5", Setting.FIVE)):
         _add_organisation(table, both, suffix, f" {setting.label}")
     _add_identity(table, both)
@@ -331,7 +455,9 @@ def _both_view(board: Board, filters: RankingFilters, sort: str) -> RankingView:
                 column = task_column(task.id, aggregate)
                 table[f"{label} Δ"] = _diff_column(both[f"{column}_0"], both[f"{column}_5"])
     table[KEY_COLUMN] = _keys(both)
-    return RankingView(table=table, banner=banner0 or banner5, total=max(total0, total5))
+    return RankingView(
+        partial=table, banner=banner0 or banner5, total=max(total0, total5), tier_columns=tuple(tier_columns)
+    )
 
 
 def all_model_types(board: Board) -> list[str]:
@@ -417,7 +543,7 @@ def sensitivity_data(board: Board, num_fewshot: int, show_noncomparable: bool = 
 
 
 def _sensitivity(board: Board, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
-    rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
+    rows, _, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
     headers = ["Task", "Model", "Spread"]
     if rows.empty:
         return _frame([], headers)

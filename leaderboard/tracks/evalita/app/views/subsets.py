@@ -22,7 +22,9 @@ snapshot and state, so a second visitor asking for the same view pays nothing.
 
 from __future__ import annotations
 
-from collections import Counter
+import itertools
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,9 +33,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from eval_queue.requests import ModelType
-from leaderboard.core.numbers import percent
+from leaderboard.core.numbers import percents
 from leaderboard.core.summary import UncertaintySummary
-from leaderboard.core.tiers import matrix_tiers
+from leaderboard.core.tiers import FamilyTiers, matrix_tiers
 from leaderboard.core.uncertainty import percentile_bounds
 from leaderboard.tracks.evalita.app.compact import locate_kept_draws, release_spilled
 from leaderboard.tracks.evalita.app.records import RUN_KEY, LoadedResults, PromptScores, RunKey
@@ -70,17 +72,110 @@ def chosen_tasks(task_ids: Sequence[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- custom average
 
 
+#: Custom averages whose draws stay in memory for their tiers (a float64 ``N × B`` matrix, the
+#: second set's means only: 16 MB at 10,000 runs × 200 resamples): the latest one, whose pages a
+#: visitor turns.  An older one's draws are gathered again when a tier is asked of it (a tenth of
+#: a second at 10,000 runs), so memory stays bounded whatever the views memoised (the browser
+#: bench's server RSS is within a few MB of its 1 GB target).
+TIER_DRAWS_KEPT = 1
+_tier_draws: OrderedDict[int, FamilyTiers] = OrderedDict()
+_tier_draws_lock = threading.Lock()
+_serial = itertools.count()
+
+
+class CustomTiers:
+    """The tiers of a custom average's runs, computed when asked: :meth:`at` for the rows a page
+    shows (each run's own Holm family, :class:`~leaderboard.core.tiers.FamilyTiers`: ``rows × N``
+    tests), :meth:`every` for all of them (:func:`~leaderboard.core.tiers.matrix_tiers`, what the
+    CSV and the export write).  A run's tier depends only on its own comparisons, so both give
+    each run the same tier (``tests/ui/test_custom_average_exact.py``).
+
+    ``chosen``: the positions of the tiered runs (the others have none); ``gather()``: their
+    ``(reflected, tie-aware)`` draw rows, gathered again if they were dropped from memory.
+    """
+
+    def __init__(
+        self,
+        size: int,
+        chosen: NDArray[np.int64],
+        gather: Callable[[], tuple[Array, Array]],
+        draws: tuple[Array, Array] | None = None,
+    ) -> None:
+        self.size = size
+        self.chosen = np.asarray(chosen, dtype=np.int64)
+        self._slot = np.full(size, -1, dtype=np.int64)
+        self._slot[self.chosen] = np.arange(len(self.chosen))
+        self._gather = gather
+        self._key = next(_serial)  # not id(): a later object may reuse a collected one's id
+        self._known: dict[int, int] = {}
+        self._every: tuple[int | None, ...] | None = None
+        self._lock = threading.Lock()
+        if draws is not None and len(self.chosen):
+            self._keep(FamilyTiers(*draws))
+
+    def _keep(self, family: FamilyTiers) -> None:
+        with _tier_draws_lock:
+            _tier_draws[self._key] = family
+            _tier_draws.move_to_end(self._key)
+            while len(_tier_draws) > TIER_DRAWS_KEPT:
+                _tier_draws.popitem(last=False)
+
+    def _family(self) -> FamilyTiers:
+        with _tier_draws_lock:
+            family = _tier_draws.get(self._key)
+            if family is not None:
+                _tier_draws.move_to_end(self._key)
+                return family
+        family = FamilyTiers(*self._gather())
+        self._keep(family)
+        return family
+
+    def at(self, positions: Sequence[int] | NDArray[np.integer]) -> list[int | None]:
+        """The tiers of the runs at ``positions`` (``-1``: no run, no tier)."""
+        positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+        slots = np.where(positions >= 0, self._slot[np.maximum(positions, 0)], -1) if self.size else positions
+        with self._lock:
+            if self._every is not None:
+                return [self._every[p] if p >= 0 else None for p in positions.tolist()]
+            missing = sorted({s for s in slots.tolist() if s >= 0 and s not in self._known})
+            if missing:
+                found = self._family().tiers(missing)
+                self._known.update(zip(missing, found.tolist(), strict=True))
+            return [self._known[s] if s >= 0 else None for s in slots.tolist()]
+
+    def every(self) -> tuple[int | None, ...]:
+        """Every run's tier (``None``: not tiered), in the runs' order."""
+        with self._lock:
+            if self._every is None:
+                tiers: list[int | None] = [None] * self.size
+                if len(self.chosen):
+                    # Both draw sets (a FamilyTiers keeps only the first): gathered again, the same
+                    # rows bit for bit, a tenth of a second beside the whole board's tests.
+                    found = matrix_tiers(*self._gather()).tolist()
+                    for i, tier in zip(self.chosen.tolist(), found, strict=True):
+                        tiers[i] = tier
+                self._every = tuple(tiers)
+                with _tier_draws_lock:  # every tier known: the draws are no longer needed
+                    _tier_draws.pop(self._key, None)
+            return self._every
+
+
 @dataclass(frozen=True)
 class CustomAverage:
     """The mean CPS over ``tasks`` of each run (0–1; NaN where a chosen task has no CPS), its
-    interval (NaN where a run kept no per-task draws) and its tier (``None``: no draws, no
-    score, not comparable, or draws of other items)."""
+    interval (NaN where a run kept no per-task draws) and its tiers (``None``: no draws, no
+    score, not comparable, or draws of other items), computed when asked (:class:`CustomTiers`)."""
 
     tasks: tuple[str, ...]
     points: Array
     lows: Array
     highs: Array
-    tiers: tuple[int | None, ...]
+    tier_of: CustomTiers
+
+    @property
+    def tiers(self) -> tuple[int | None, ...]:
+        """Every run's tier (the whole board's tests: :meth:`CustomTiers.every`)."""
+        return self.tier_of.every()
 
 
 def task_cps_matrix(
@@ -172,12 +267,14 @@ def custom_average(
     n = len(keys)
     if not tasks or not n:
         empty = np.full(n, np.nan)
-        return CustomAverage(tasks, empty, empty.copy(), empty.copy(), (None,) * n)
+        untiered = CustomTiers(n, np.zeros(0, dtype=np.int64), lambda: (np.zeros((0, 0)), np.zeros((0, 0))))
+        return CustomAverage(tasks, empty, empty.copy(), empty.copy(), untiered)
     if task_cps is None:
         points = task_cps_matrix(keys, prompt_scores, tasks).mean(axis=1)
     else:
         points = task_cps[:, [TASK_IDS.index(t) for t in tasks]].mean(axis=1)
-    reflected, tie_aware, draw_keys = _task_draws([uncertainty.get(k) for k in keys], tasks)
+    summaries = [uncertainty.get(k) for k in keys]
+    reflected, tie_aware, draw_keys = _task_draws(summaries, tasks)
     lows, highs = np.full(n, np.nan), np.full(n, np.nan)
     has = np.array([k is not None for k in draw_keys]) & np.isfinite(points)
     if has.any():
@@ -189,9 +286,29 @@ def custom_average(
         # min(a, b) and max(a, b) of each pair, as Python's (the first unless the second is beyond).
         lows[rows] = np.where(tied_low < plain_low, tied_low, plain_low)
         highs[rows] = np.where(tied_high > plain_high, tied_high, plain_high)
-    return CustomAverage(
-        tasks, points, lows, highs, paired_tiers(points, reflected, tie_aware, draw_keys, comparable)
-    )
+    chosen = tiered_runs(points, draw_keys, comparable)
+
+    def gather() -> tuple[Array, Array]:
+        # The same rows again (the same draws: the same sums, bit for bit).
+        again, again_tied, _ = _task_draws(summaries, tasks)
+        return again[chosen], again_tied[chosen]
+
+    tier_of = CustomTiers(n, chosen, gather, (reflected[chosen], tie_aware[chosen]))
+    return CustomAverage(tasks, points, lows, highs, tier_of)
+
+
+def tiered_runs(
+    points: Array, draw_keys: Sequence[str | None], comparable: Sequence[bool]
+) -> NDArray[np.int64]:
+    """The positions of the runs a custom average tiers: the comparable runs with a point and
+    draws of the most common key (as the ranking's tiers are, ``tables.setting_tiers``)."""
+    eligible = [
+        i for i, key in enumerate(draw_keys) if key is not None and comparable[i] and np.isfinite(points[i])
+    ]
+    if not eligible:
+        return np.zeros(0, dtype=np.int64)
+    common, _ = Counter(draw_keys[i] for i in eligible).most_common(1)[0]
+    return np.array([i for i in eligible if draw_keys[i] == common], dtype=np.int64)
 
 
 def paired_tiers(
@@ -203,17 +320,14 @@ def paired_tiers(
 ) -> tuple[int | None, ...]:
     """Tiers (:func:`leaderboard.core.tiers.assign_tiers`) of the comparable runs with a point and
     draws of the most common key; ``None`` for every other run."""
-    eligible = [
-        i for i, key in enumerate(draw_keys) if key is not None and comparable[i] and np.isfinite(points[i])
-    ]
-    if not eligible:
-        return (None,) * len(points)
-    common, _ = Counter(draw_keys[i] for i in eligible).most_common(1)[0]
-    chosen = [i for i in eligible if draw_keys[i] == common]
-    # assign_tiers of these runs' entries, from the matrices' rows at once (the same float64 rows).
+    chosen = tiered_runs(points, draw_keys, comparable)
     tiers: list[int | None] = [None] * len(points)
-    for i, tier in zip(chosen, matrix_tiers(reflected[chosen], tie_aware[chosen]).tolist(), strict=True):
-        tiers[i] = tier
+    if len(chosen):
+        # assign_tiers of these runs' entries, from the matrices' rows at once (the same float64 rows).
+        for i, tier in zip(
+            chosen.tolist(), matrix_tiers(reflected[chosen], tie_aware[chosen]).tolist(), strict=True
+        ):
+            tiers[i] = tier
     return tuple(tiers)
 
 
@@ -313,6 +427,8 @@ CUSTOM_COLUMN, CUSTOM_TIER_COLUMN, CUSTOM_RANK_COLUMN = "custom_avg_cps", "custo
 CUSTOM_TASKS_COLUMN = "custom_tasks"
 #: The custom average unrounded (ordering only; never shown or exported).
 CUSTOM_SORT = "_custom_sort"
+#: Each row's position in its setting's custom average (:meth:`CustomTiers.at`; never shown).
+CUSTOM_POSITION = "_custom_position"
 VIEW_COLUMNS: tuple[str, ...] = (KIND_COLUMN, ORG_COLUMN, ORG_RUNS_COLUMN, ORG_BEST_COLUMN)
 CUSTOM_COLUMNS: tuple[str, ...] = (
     CUSTOM_TASKS_COLUMN,
@@ -325,7 +441,8 @@ CUSTOM_COLUMNS: tuple[str, ...] = (
 
 
 def _percent(values: Array) -> list[float | None]:
-    return [percent(float(v)) if np.isfinite(v) else None for v in values]
+    # numbers.percent of each value, a whole column at once (the same numbers: numbers.percents).
+    return percents(values)
 
 
 def with_view_columns(
@@ -336,10 +453,28 @@ def with_view_columns(
     task_cps: Callable[[Sequence[RunKey]], Array] | None = None,
 ) -> pd.DataFrame:
     """One setting's ranking rows (``tables.ranking_table`` columns, its rank in ``rank_column``)
-    with :data:`VIEW_COLUMNS` and, when ``tasks`` are chosen, :data:`CUSTOM_COLUMNS` (0–100).
+    with :data:`VIEW_COLUMNS` and, when ``tasks`` are chosen, :data:`CUSTOM_COLUMNS` (0–100),
+    every run's custom tier filled (the export; :func:`view_columns` leaves them to be asked).
 
     ``task_cps(keys)``: the rows' :func:`task_cps_matrix` over every task, from a caller that
     keeps it (the board, once per setting: every later custom average reuses it)."""
+    rows, tiers = view_columns(rows, loaded, tasks, rank_column, task_cps)
+    if tiers is not None:
+        rows[CUSTOM_TIER_COLUMN] = pd.array(tiers.every(), dtype="Int64")
+    return rows.drop(columns=CUSTOM_POSITION, errors="ignore")
+
+
+def view_columns(
+    rows: pd.DataFrame,
+    loaded: LoadedResults,
+    tasks: Sequence[str],
+    rank_column: str,
+    task_cps: Callable[[Sequence[RunKey]], Array] | None = None,
+) -> tuple[pd.DataFrame, CustomTiers | None]:
+    """:func:`with_view_columns` with the custom tiers left to be asked: ``(rows, tiers)``, the
+    rows' :data:`CUSTOM_TIER_COLUMN` empty and each row's :data:`CUSTOM_POSITION` the one
+    ``tiers.at`` takes (``tiers`` ``None``: no custom average, or every task — whose tiers are the
+    ranking's own, filled)."""
     rows = rows.copy()
     tasks = chosen_tasks(tasks)
     runs = loaded.runs
@@ -351,6 +486,7 @@ def with_view_columns(
     rows[KIND_COLUMN] = model_kind(rows["model_type"], pd.Series(chat, index=rows.index, dtype=object))
     comparable = rows["comparable"].fillna(False).astype(bool)
     rank = rows[rank_column]
+    tiers: CustomTiers | None = None
     if tasks == tuple(TASK_IDS):
         # Every task: the custom average is the ranking's mean CPS, whose interval and tier the
         # rows already hold (custom_average computes the same from the same draws: a test pins it).
@@ -377,10 +513,12 @@ def with_view_columns(
         rows[CUSTOM_COLUMN] = _percent(average.points)
         rows[low_column(CUSTOM_COLUMN)] = _percent(average.lows)
         rows[high_column(CUSTOM_COLUMN)] = _percent(average.highs)
-        rows[CUSTOM_TIER_COLUMN] = pd.array(average.tiers, dtype="Int64")
+        rows[CUSTOM_TIER_COLUMN] = pd.array([None] * len(rows), dtype="Int64")
+        rows[CUSTOM_POSITION] = np.arange(len(rows), dtype=np.int64)
+        tiers = average.tier_of
         ranked = rows[CUSTOM_SORT].where(comparable)
         rows[CUSTOM_RANK_COLUMN] = ranked.rank(method="min", ascending=False).astype("Int64")
         rank = rows[CUSTOM_RANK_COLUMN]
     rows[ORG_COLUMN] = organisation(rows["model"])
     rows[ORG_RUNS_COLUMN], rows[ORG_BEST_COLUMN] = organisation_counts(rows["model"], rank, comparable)
-    return rows
+    return rows, tiers

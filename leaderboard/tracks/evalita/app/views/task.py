@@ -79,7 +79,7 @@ def task_models_view(
 def _task_models(board: Board, task_id: str, num_fewshot: int, show_noncomparable: bool) -> pd.DataFrame:
     task = TASKS[task_id]
     prompt_ids = list(task.prompt_ids)
-    rows, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
+    rows, _, _, _ = _select_rows(board, num_fewshot, RankingFilters(show_noncomparable=show_noncomparable))
     cps_ci = f"{heading(Aggregate.CPS)} {CI}"
     headers = [
         MODEL,
