@@ -80,7 +80,8 @@ def compare_first_two(ctx: AppContext, state: PageState) -> PageState:
     """Open "A vs B" on the first two rows of the ranking as shown (after search, filters, sort)."""
     link = EvalitaLink.of(state)
     view = views.ranking_view(views.current_board(ctx), link.setting, filters_of(state), link.sort)
-    keys = list(view.table[views.KEY_COLUMN][:2])
+    # The rows' order and keys (the partial table: no custom tier needs filling for them).
+    keys = list(view.partial[views.KEY_COLUMN][:2])
     if len(keys) < 2:
         return state
     shots = link.setting if link.setting.num_fewshot is not None else link.shots
