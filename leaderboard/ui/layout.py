@@ -28,6 +28,8 @@ CSS = """
 /* The last column of a keyed table is the run's key: data for a click, not for reading. */
 .keyed-table .header-cell:last-child, .keyed-table .virtual-row .body-cell:last-child,
 .keyed-table .sizing-body td:last-child { display: none; }
+/* A copyable script (CodeBlock) wraps its long lines, as the code editor it replaced did. */
+#model-recipe pre, #model-recipe pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* Paged tables are sorted by the server (the visible Sort control), not one page at a time. */
 .keyed-table .cell-menu-button { display: none; }
 """
