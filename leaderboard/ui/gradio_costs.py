@@ -110,11 +110,12 @@ async def _postprocess_changed_only(self: Blocks, block_fn: Any, predictions: An
         return await _GRADIO_POSTPROCESS(self, block_fn, predictions, state)
     if len(predictions) != len(outputs):  # gradio's own check says what is wrong
         return await _GRADIO_POSTPROCESS(self, block_fn, predictions, state)
-    # An HTML output's empty update is sent with its own ``props`` (gradio's HTML case): left to gradio.
+    # An HTML output's empty update is sent with its own ``props`` (gradio's HTML case) and a
+    # state's as nothing (it stays on the server): both left to gradio.
     kept = [
         i
         for i, value in enumerate(predictions)
-        if not _is_empty_update(value) or isinstance(outputs[i], HTML)
+        if not _is_empty_update(value) or isinstance(outputs[i], HTML) or outputs[i].stateful
     ]
     if len(kept) == len(outputs):
         return await _GRADIO_POSTPROCESS(self, block_fn, predictions, state)

@@ -245,3 +245,10 @@ def test_an_event_postprocesses_only_what_it_changed_and_sends_what_gradio_would
     # the update that carries something (the tab bar) and the HTML outputs' (left to gradio).
     assert set(made[:ours]) == {gr.Tabs, gr.HTML} and htmls
     assert {gr.Dataframe, gr.Plot, gr.Dropdown} <= set(made[ours:])
+    # A state left unchanged is sent as nothing, as gradio does (it stays on the server).
+    no_session = {status: "results of today"}
+    got = asyncio.run(demo.postprocess_data(built_load, dict(no_session), SessionState(demo)))
+    assert got[0] is None
+    assert got == asyncio.run(
+        gradio_costs._GRADIO_POSTPROCESS(demo, built_load, dict(no_session), SessionState(demo))
+    )
