@@ -16,7 +16,7 @@ def main() -> None:
     from eval_queue.settings import Settings
     from leaderboard.ui import build_app
     from leaderboard.ui.context import AppContext
-    from leaderboard.ui.layout import CSS
+    from leaderboard.ui.layout import CSS, landing_middleware
 
     install_log_redaction()  # token-shaped strings, until the settings name the secrets
     logging.basicConfig(
@@ -38,6 +38,7 @@ def main() -> None:
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         css=CSS,
         ssr_mode=False,
+        app_kwargs={"middleware": landing_middleware(demo)},
     )
 
 

@@ -1,8 +1,9 @@
 """What the tabs' render functions return, and how each becomes a gradio update.
 
 A render function returns plain *view values* keyed by output name: a :class:`Table`, a
-plotly figure (``None``: nothing to draw, so the plot is hidden), a :class:`Choices` for a
-dropdown, a :class:`LazyFile` (a download made only when asked), or a string.  :func:`fingerprint` identifies a value's content (the page sends a
+:class:`CodeBlock`, a plotly figure (``None``: nothing to draw, so the plot is hidden), a
+:class:`Choices` for a dropdown, a :class:`LazyFile` (a download made only when asked), or a
+string.  :func:`fingerprint` identifies a value's content (the page sends a
 value only when its fingerprint differs from what the browser already shows) and
 :func:`to_update` turns it into what gradio sends, once it is known to be needed.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +66,23 @@ class HtmlTable:
             border=0,
             classes="plain-table",
         )
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A script to copy, shown by a ``gr.Markdown`` as a fenced code block (gradio gives each code
+    block a copy button).  Not a ``gr.Code``: that component's editor (CodeMirror, about 400 KB of
+    script) is loaded by every page that has one in its config, on whatever tab, so every
+    visitor of the ranking paid for it before their first row (issue 32's first-row step)."""
+
+    text: str
+    language: str = "shell"
+
+    def markdown(self) -> str:
+        # A fence longer than any run of backticks in the text: the text cannot close it.
+        longest = max((len(run) for run in re.findall(r"`+", self.text)), default=0)
+        fence = "`" * max(3, longest + 1)
+        return f"{fence}{self.language}\n{self.text}\n{fence}"
 
 
 @dataclass(frozen=True)
@@ -158,6 +177,8 @@ def to_update(component: gr.components.Component, value: object) -> object:
         return table_update(value)
     if isinstance(value, HtmlTable):
         return value.html()
+    if isinstance(value, CodeBlock):
+        return value.markdown()
     if isinstance(component, gr.Plot):
         return plot_update(value)  # type: ignore[arg-type]
     if isinstance(value, Choices):

@@ -18,6 +18,16 @@ not this app's views but gradio's own work, repeated per call:
   served, there for a dashboard this app does not enable.  :func:`install` has it rebuilt once
   every :data:`ANALYTICS_EVERY` events (gradio's ``GRADIO_ANALYTICS_CACHE_FREQUENCY``; an
   operator's own setting wins).
+* **A new component for every output left unchanged.**  The page's events return only the
+  outputs whose value changed (:meth:`leaderboard.ui.page.Page._send`); gradio fills in every
+  other output of the event (about 100: each event may show any tab) with ``gr.skip()``, and
+  for each such empty update it constructs a new component from the old one's arguments, to
+  put an identical copy in the session (random ids, upload-folder paths: system calls, slow on
+  a busy or sandboxed machine).  Measured on the landing page's load call (1,000 models, in
+  process, a stack sampler): nearly all of the call's 0.1–0.4 s, against 0.5 ms for the page's
+  own handler.  :func:`install` has gradio postprocess only the outputs that carry something and
+  hands an empty update on as the ``{"__type__": "update"}`` gradio would have sent for it
+  (an HTML output's, which gradio sends with its own ``props``, is left to gradio).
 * **Imports that fail on every call.**  Every event enters gradio's matplotlib guard
   (``import matplotlib``) and every plot's config asks for bokeh (``import bokeh``); neither is
   installed here, and Python does not remember a failed import, so each one searches every
@@ -31,7 +41,9 @@ left as it is (slower, still correct) and the log says why.
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import inspect
 import logging
 import os
 import sys
@@ -39,6 +51,8 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
+from gradio.blocks import Block, Blocks, convert_component_dict_to_list
+from gradio.components import HTML
 from gradio.state_holder import SessionState
 
 logger = logging.getLogger(__name__)
@@ -72,6 +86,52 @@ def _lazy_components(self: SessionState) -> Iterator[dict]:
             yield self.config_values[key]
 
 
+_GRADIO_POSTPROCESS = Blocks.postprocess_data
+#: What gradio sends for an output left unchanged (``gr.skip()``, postprocessed).
+EMPTY_UPDATE = {"__type__": "update"}
+
+
+def _is_empty_update(value: object) -> bool:
+    return isinstance(value, dict) and value == EMPTY_UPDATE
+
+
+async def _postprocess_changed_only(self: Blocks, block_fn: Any, predictions: Any, state: Any) -> list[Any]:
+    """Gradio's ``postprocess_data`` over the outputs that carry something; an empty update is
+    passed on as is (gradio would construct a copy of its component first, and send the same)."""
+    outputs = list(block_fn.outputs)
+    if isinstance(predictions, dict) and predictions and all(isinstance(key, Block) for key in predictions):
+        predictions = convert_component_dict_to_list(outputs, predictions)
+    if (
+        block_fn.batch
+        or getattr(block_fn, "is_validator_function", False)
+        or len(outputs) < 2
+        or not isinstance(predictions, list | tuple)
+    ):
+        return await _GRADIO_POSTPROCESS(self, block_fn, predictions, state)
+    if len(predictions) != len(outputs):  # gradio's own check says what is wrong
+        return await _GRADIO_POSTPROCESS(self, block_fn, predictions, state)
+    # An HTML output's empty update is sent with its own ``props`` (gradio's HTML case) and a
+    # state's as nothing (it stays on the server): both left to gradio.
+    kept = [
+        i
+        for i, value in enumerate(predictions)
+        if not _is_empty_update(value) or isinstance(outputs[i], HTML) or outputs[i].stateful
+    ]
+    if len(kept) == len(outputs):
+        return await _GRADIO_POSTPROCESS(self, block_fn, predictions, state)
+    done: list[Any] = []
+    if kept:
+        some = copy.copy(block_fn)
+        some.outputs = [outputs[i] for i in kept]
+        # One output: gradio expects its value itself, not a one-item list.
+        values = predictions[kept[0]] if len(kept) == 1 else [predictions[i] for i in kept]
+        done = await _GRADIO_POSTPROCESS(self, some, values, state)
+    merged: list[Any] = [dict(EMPTY_UPDATE) for _ in outputs]
+    for i, value in zip(kept, done, strict=True):
+        merged[i] = value
+    return merged
+
+
 def mark_absent_modules(names: tuple[str, ...] = PROBED_OPTIONAL_MODULES) -> list[str]:
     """Record each of ``names`` that cannot be imported as absent (``import`` then fails at once
     with ``ModuleNotFoundError``, as it would have after searching); returns the ones marked."""
@@ -84,14 +144,16 @@ def mark_absent_modules(names: tuple[str, ...] = PROBED_OPTIONAL_MODULES) -> lis
 
 
 def install() -> bool:
-    """Make new gradio sessions configure their components lazily and mark the optional modules
-    gradio probes as absent when they are, and have the queue's monitoring summary rebuilt
-    every :data:`ANALYTICS_EVERY` events; True if the sessions are lazy.  Run it before the
+    """Make new gradio sessions configure their components lazily, have gradio postprocess only
+    the outputs an event changes, mark the optional modules gradio probes as absent when they
+    are, and have the queue's monitoring summary rebuilt every :data:`ANALYTICS_EVERY` events;
+    True if the sessions are lazy.  Run it before the
     queue is made (``demo.queue()`` reads the setting)."""
     os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(ANALYTICS_EVERY))
     if SessionState.__init__ is _lazy_init:
         return True
     mark_absent_modules()
+    install_changed_only_postprocess()
     shaped = (
         isinstance(_GRADIO_COMPONENTS, property)
         and callable(getattr(SessionState, "_update_value_in_config", None))
@@ -102,4 +164,19 @@ def install() -> bool:
         return False
     SessionState.__init__ = _lazy_init  # type: ignore[method-assign]
     SessionState.components = property(_lazy_components)  # type: ignore[method-assign,assignment]
+    return True
+
+
+def install_changed_only_postprocess() -> bool:
+    """Have gradio postprocess only the outputs an event changes (see the module's docstring);
+    True if installed (or already), False if gradio's ``postprocess_data`` changed shape."""
+    if Blocks.postprocess_data is _postprocess_changed_only:
+        return True
+    parameters = list(inspect.signature(_GRADIO_POSTPROCESS).parameters)
+    if parameters != ["self", "block_fn", "predictions", "state"] or not inspect.iscoroutinefunction(
+        _GRADIO_POSTPROCESS
+    ):
+        logger.warning("gradio's postprocess_data changed shape: every output is postprocessed (slower)")
+        return False
+    Blocks.postprocess_data = _postprocess_changed_only  # type: ignore[method-assign]
     return True

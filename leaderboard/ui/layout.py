@@ -8,10 +8,13 @@ registry given); :class:`~leaderboard.ui.page.Page` wires them by name.
 from __future__ import annotations
 
 import gradio as gr
+from starlette.middleware import Middleware
 
+from leaderboard.state import DEFAULT_TAB
 from leaderboard.ui import gradio_costs
 from leaderboard.ui.context import AppContext
-from leaderboard.ui.page import Page
+from leaderboard.ui.landing import LandingTabMiddleware
+from leaderboard.ui.page import TABS_ELEM_ID, Page
 from leaderboard.ui.registry import Registry, default_registry
 from leaderboard.ui.submit import QUEUE_OUTPUTS, SubmitTab, render_queue
 
@@ -28,6 +31,8 @@ CSS = """
 /* The last column of a keyed table is the run's key: data for a click, not for reading. */
 .keyed-table .header-cell:last-child, .keyed-table .virtual-row .body-cell:last-child,
 .keyed-table .sizing-body td:last-child { display: none; }
+/* A copyable script (CodeBlock) wraps its long lines, as the code editor it replaced did. */
+#model-recipe pre, #model-recipe pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* Paged tables are sorted by the server (the visible Sort control), not one page at a time. */
 .keyed-table .cell-menu-button { display: none; }
 """
@@ -48,6 +53,7 @@ def build_app(ctx: AppContext, registry: Registry | None = None) -> gr.Blocks:
     ) as demo:
         gr.Markdown(HEADER, elem_id="header")
         page = Page(ctx, registry.tabs)
+        demo.landing_tabs = tuple(page.tabs)  # type: ignore[attr-defined]  # read by landing_middleware
         refresh = page.build_header()
         page.build_tabs()
         timer = gr.Timer(ctx.refresh_s)
@@ -58,6 +64,13 @@ def build_app(ctx: AppContext, registry: Registry | None = None) -> gr.Blocks:
         page.on_refresh([refresh.click], force=True)
         _refresh_endpoint(page)
     return demo
+
+
+def landing_middleware(demo: gr.Blocks) -> list[Middleware]:
+    """The server middleware for ``demo`` (``launch(app_kwargs={"middleware": ...})``): a link's tab
+    selected in the page's config (:mod:`leaderboard.ui.landing`)."""
+    tabs = getattr(demo, "landing_tabs", ())
+    return [Middleware(LandingTabMiddleware, tabs=tabs, default=DEFAULT_TAB, tabs_elem_id=TABS_ELEM_ID)]
 
 
 def _refresh_endpoint(page: Page) -> None:

@@ -79,6 +79,9 @@ class Session:
         return Session(self.state, self.browser, dict(self.shown), self.version)
 
 
+#: The page's tab bar (a link's tab is selected in the page's config: :mod:`leaderboard.ui.landing`).
+TABS_ELEM_ID = "page-tabs"
+
 # Writes the page state into the address bar without reloading (shareable links).
 URL_JS = """(query) => {
   const url = new URL(window.location.href);
@@ -148,7 +151,7 @@ class Page:
 
     def build_tabs(self) -> None:
         """Lay out every tab in order and wire its controls and endpoints."""
-        with gr.Tabs(selected=DEFAULT_TAB, elem_id="page-tabs") as self.tabbar:
+        with gr.Tabs(selected=DEFAULT_TAB, elem_id=TABS_ELEM_ID) as self.tabbar:
             for tab in self.tabs.values():
                 with gr.Tab(tab.label, id=tab.id, elem_id=f"tab-{tab.id}"):
                     self.parts[tab.id] = tab.build(self)

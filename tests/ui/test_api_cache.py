@@ -210,3 +210,45 @@ def test_visitors_of_one_view_get_its_kept_outputs_and_only_their_own_shell(
         if built.session in fn.outputs and fn.api_name != "submit":
             assert fn.postprocess is False
     assert _endpoint(demo, "submit").postprocess is True
+
+
+def test_an_event_postprocesses_only_what_it_changed_and_sends_what_gradio_would(
+    ctx: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    demo = build_app(ctx)  # installs gradio_costs
+    assert gradio_costs.install_changed_only_postprocess()
+    built_load = next(fn for fn in demo.fns.values() if fn.name == "_load")
+    outputs = list(built_load.outputs)
+    assert len(outputs) > 50  # an event of the page may show any tab: every tab's outputs
+    session, status, tabbar = outputs[0], outputs[2], outputs[4]
+    assert isinstance(status, gr.Markdown) and isinstance(tabbar, gr.Tabs)
+    # What a landing returns: the session, a changed status, the tab selected; the rest unchanged.
+    returned = {session: Session(), status: "results of today", tabbar: gr.Tabs(selected="task")}
+    made: list[type] = []
+    real_init = gr.blocks.Block.__init__
+
+    def counting_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(type(self))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(gr.blocks.Block, "__init__", counting_init)
+    got = asyncio.run(demo.postprocess_data(built_load, dict(returned), SessionState(demo)))
+    ours = len(made)
+    expected = asyncio.run(
+        gradio_costs._GRADIO_POSTPROCESS(demo, built_load, dict(returned), SessionState(demo))
+    )
+    assert got == expected
+    assert got[2] == "results of today" and got[4]["selected"] == "task"
+    htmls = sum(isinstance(output, gr.HTML) for output in outputs)
+    assert sum(value == gradio_costs.EMPTY_UPDATE for value in got) == len(outputs) - 3 - htmls
+    # Gradio constructs a copy of every output left unchanged; the page's events construct only
+    # the update that carries something (the tab bar) and the HTML outputs' (left to gradio).
+    assert set(made[:ours]) == {gr.Tabs, gr.HTML} and htmls
+    assert {gr.Dataframe, gr.Plot, gr.Dropdown} <= set(made[ours:])
+    # A state left unchanged is sent as nothing, as gradio does (it stays on the server).
+    no_session = {status: "results of today"}
+    got = asyncio.run(demo.postprocess_data(built_load, dict(no_session), SessionState(demo)))
+    assert got[0] is None
+    assert got == asyncio.run(
+        gradio_costs._GRADIO_POSTPROCESS(demo, built_load, dict(no_session), SessionState(demo))
+    )

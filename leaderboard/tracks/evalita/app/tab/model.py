@@ -22,7 +22,7 @@ from leaderboard.tracks.evalita.app.tab.controls import metrics_switch, setting_
 from leaderboard.tracks.evalita.app.views.compare import neighbour
 from leaderboard.tracks.evalita.app.views.metrics import run_metrics_note
 from leaderboard.tracks.evalita.definition import SUITE, TASKS
-from leaderboard.ui.common import Choices, HtmlTable, Table
+from leaderboard.ui.common import Choices, CodeBlock, HtmlTable, Table
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.page import Page
 from leaderboard.ui.tab import Api, Panel, Rendered, Tab, TabParts, build_panels, render_panels
@@ -75,15 +75,8 @@ class ModelTab(Tab):
         gr.Markdown("#### How it was run (and what it cost)")
         metadata = gr.HTML(elem_id="model-metadata")
         gr.Markdown("#### How to run it again (the setting chosen above)")
-        recipe = gr.Code(
-            language="shell",
-            interactive=False,
-            show_label=False,
-            buttons=["copy"],
-            wrap_lines=True,
-            show_line_numbers=False,
-            elem_id="model-recipe",
-        )
+        # A fenced block in a Markdown (its copy button is gradio's), not a gr.Code: see CodeBlock.
+        recipe = gr.Markdown(elem_id="model-recipe")
         contributed = build_panels(self.panels)
         with gr.Accordion(
             "Answers (per task and prompt, where the run kept details)", open=False, elem_id="model-details"
@@ -195,7 +188,7 @@ def _no_run(board: views.Board) -> dict[str, object]:
         "prompt_scores": HtmlTable(views.model_prompt_table(board, RunRef("", "", ""), 0)),
         "settings": HtmlTable(views.model_settings_view(board, RunRef("", "", ""))),
         "metadata": HtmlTable(views.run_metadata_view(board, None)),
-        "recipe": views.model_recipe(board, None, 0),
+        "recipe": CodeBlock(views.model_recipe(board, None, 0)),
     }
 
 
@@ -216,7 +209,7 @@ def _run_page(board: views.Board, run: RunRef, state: PageState) -> dict[str, ob
         "prompt_scores": HtmlTable(views.model_prompt_table(board, run, num_fewshot)),
         "settings": HtmlTable(views.model_settings_view(board, run)),
         "metadata": HtmlTable(views.run_metadata_view(board, run)),
-        "recipe": views.model_recipe(board, run, num_fewshot),
+        "recipe": CodeBlock(views.model_recipe(board, run, num_fewshot)),
     }
 
 
