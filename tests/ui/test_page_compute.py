@@ -24,7 +24,7 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> views.Board:
 
 def _sensitivity_reference(board: views.Board, num_fewshot: int, show_all: bool) -> pd.DataFrame:
     """What the sensitivity frame was: a record per shown run and task with a spread, run by run."""
-    rows, _, _ = _select_rows(board, num_fewshot, views.RankingFilters(show_noncomparable=show_all))
+    rows, _, _, _ = _select_rows(board, num_fewshot, views.RankingFilters(show_noncomparable=show_all))
     records = [
         {"Task": task.abbrev, "Model": row["model"], "Spread": spread}
         for _, row in rows.iterrows()
