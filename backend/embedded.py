@@ -265,7 +265,7 @@ def install_embedded(cache_dir: Path | None = None, *, gguf: Path | None = None)
                 ref.write_text(revision)
             log.info("embedded model already installed: %s@%s in %s", EMBEDDED_MODEL_ID, revision, snapshot)
             return InstalledModel(EMBEDDED_MODEL_ID, revision, snapshot, created=False)
-        log.info("converting %s into %s (one-off, about a minute)", gguf, repo_dir)
+        log.info("converting %s into %s (one-off, some 15 CPU-seconds)", gguf, repo_dir)
         with tempfile.TemporaryDirectory(prefix="smollm2-", dir=repo_dir) as tmp:
             out = Path(tmp) / "model"
             out.mkdir()
