@@ -20,6 +20,7 @@ tiny model.  Nothing here imports torch or transformers at module level.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -27,8 +28,10 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock
 
@@ -167,8 +170,48 @@ def install_snapshot(
     return final
 
 
+@contextlib.contextmanager
+def _gguf_read_once() -> Iterator[None]:
+    """Within the block, ``gguf``'s reader and tensor-name map are built once per argument.
+
+    transformers' config, tokenizer and weights loaders each call ``load_gguf_checkpoint``, which
+    builds a ``gguf.GGUFReader`` of its own: parsing the file's 49k-token vocabulary and merges
+    takes about 5 CPU-seconds each time.  The weights loader then asks ``gguf.get_tensor_name_map``
+    for the same map once per module of the model (about 400 times, 17 ms each).  Both only read
+    once built (a read-only memory map; a name table), so the calls share one; the files written
+    are the same.  transformers imports both from the package at each call, hence the patch there.
+    """
+    import gguf  # local: only the installer needs it
+
+    originals = {"GGUFReader": gguf.GGUFReader, "get_tensor_name_map": gguf.get_tensor_name_map}
+    built: dict[tuple[object, ...], Any] = {}
+
+    def once(name: str) -> Any:
+        def shared(*args: Any, **kwargs: Any) -> Any:
+            plain = tuple(os.fspath(a) if isinstance(a, os.PathLike) else a for a in args)
+            key = (name, plain, tuple(sorted(kwargs.items())))
+            if key not in built:
+                built[key] = originals[name](*args, **kwargs)
+            return built[key]
+
+        return shared
+
+    for name in originals:
+        setattr(gguf, name, once(name))
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(gguf, name, original)
+
+
 def _convert_gguf(gguf: Path, out_dir: Path, revision: str) -> None:
     """De-quantise the GGUF into a standard model folder (config, safetensors, tokenizer)."""
+    with _gguf_read_once():
+        _convert_gguf_once_parsed(gguf, out_dir, revision)
+
+
+def _convert_gguf_once_parsed(gguf: Path, out_dir: Path, revision: str) -> None:
     import torch  # local: only the installer needs torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, GenerationConfig
     from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
@@ -222,7 +265,7 @@ def install_embedded(cache_dir: Path | None = None, *, gguf: Path | None = None)
                 ref.write_text(revision)
             log.info("embedded model already installed: %s@%s in %s", EMBEDDED_MODEL_ID, revision, snapshot)
             return InstalledModel(EMBEDDED_MODEL_ID, revision, snapshot, created=False)
-        log.info("converting %s into %s (one-off, about a minute)", gguf, repo_dir)
+        log.info("converting %s into %s (one-off, some 15 CPU-seconds)", gguf, repo_dir)
         with tempfile.TemporaryDirectory(prefix="smollm2-", dir=repo_dir) as tmp:
             out = Path(tmp) / "model"
             out.mkdir()

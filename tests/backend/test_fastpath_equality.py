@@ -109,7 +109,7 @@ def test_fast_path_predicts_what_the_reference_predicts_on_every_task(
 def smollm2() -> str:
     """The embedded SmolLM2-135M-Instruct in the HF cache (a no-op after ``scripts/setup.sh``); its snapshot folder.
 
-    Not converted again into a temp cache: the conversion (about a minute of CPU) is tested by
+    Not converted again into a temp cache: the conversion (some 15 CPU-seconds) is tested by
     ``test_embedded.py``, and the same GGUF gives the same snapshot, file for file.
     """
     from backend.embedded import install_embedded
