@@ -269,6 +269,24 @@ def _is_float32(values: object) -> bool:
 _BLOCK = 512
 
 
+def _row_moments(
+    x: NDArray[np.floating], x_alt: NDArray[np.floating], divisor: int
+) -> tuple[Array, Array, Array]:
+    """Each row's mean, its second set's mean and its variance (sum of squares / ``divisor``), in
+    float64 as the reference computes them (a row's figures do not depend on the other rows), a
+    block of rows at a time."""
+    n = len(x)
+    means, alt_means, var = np.empty(n), np.empty(n), np.empty(n)
+    for start in range(0, n, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        rows64 = x[part].astype(np.float64)
+        means[part] = rows64.mean(axis=1)
+        alt_means[part] = x_alt[part].astype(np.float64).mean(axis=1)
+        centred = rows64 - means[part, None]
+        var[part] = np.einsum("ij,ij->i", centred, centred) / divisor
+    return means, alt_means, var
+
+
 def significance_counts(
     draws: NDArray[np.floating], alt_draws: NDArray[np.floating] | None = None, alpha: float = DEFAULT_ALPHA
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -305,15 +323,7 @@ def significance_counts(
     if n < 2:
         return better, worse
     m = n - 1
-    # In float64, as the reference (a row's figures do not depend on the other rows).
-    means, alt_means, var = np.empty(n), np.empty(n), np.empty(n)
-    for start in range(0, n, _BLOCK):
-        part = slice(start, start + _BLOCK)
-        rows64 = x[part].astype(np.float64)
-        means[part] = rows64.mean(axis=1)
-        alt_means[part] = x_alt[part].astype(np.float64).mean(axis=1)
-        centred = rows64 - means[part, None]
-        var[part] = np.einsum("ij,ij->i", centred, centred) / (b - 1)
+    means, alt_means, var = _row_moments(x, x_alt, b - 1)
     sd = np.sqrt(np.maximum(var, 0.0))
     c_low, c_high = np.minimum(means, alt_means), np.maximum(means, alt_means)
     # Margins for rounding: "certain" is a little beyond each threshold.
@@ -496,16 +506,8 @@ class FamilyTiers:
         if self.draws.shape != alt.shape:
             raise ValueError(f"draws {self.draws.shape} and alt_draws {alt.shape} differ in shape")
         self.alpha = alpha
-        n = len(self.draws)
         # Of the second set only its means are needed: it is not kept (half the memory).
-        self.means, self.alt_means, self.var = np.empty(n), np.empty(n), np.empty(n)
-        for start in range(0, n, _BLOCK):  # as significance_counts: float64, a block at a time
-            part = slice(start, start + _BLOCK)
-            rows64 = self.draws[part].astype(np.float64)
-            self.means[part] = rows64.mean(axis=1)
-            self.alt_means[part] = alt[part].astype(np.float64).mean(axis=1)
-            centred = rows64 - self.means[part, None]
-            self.var[part] = np.einsum("ij,ij->i", centred, centred) / max(rows64.shape[1] - 1, 1)
+        self.means, self.alt_means, self.var = _row_moments(self.draws, alt, max(self.draws.shape[1] - 1, 1))
 
     def tiers(self, rows: Sequence[int] | NDArray[np.integer]) -> NDArray[np.int64]:
         """The tiers (``1 +`` runs significantly better) of the runs at positions ``rows``."""

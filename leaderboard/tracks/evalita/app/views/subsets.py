@@ -311,26 +311,6 @@ def tiered_runs(
     return np.array([i for i in eligible if draw_keys[i] == common], dtype=np.int64)
 
 
-def paired_tiers(
-    points: Array,
-    reflected: Array,
-    tie_aware: Array,
-    draw_keys: Sequence[str | None],
-    comparable: Sequence[bool],
-) -> tuple[int | None, ...]:
-    """Tiers (:func:`leaderboard.core.tiers.assign_tiers`) of the comparable runs with a point and
-    draws of the most common key; ``None`` for every other run."""
-    chosen = tiered_runs(points, draw_keys, comparable)
-    tiers: list[int | None] = [None] * len(points)
-    if len(chosen):
-        # assign_tiers of these runs' entries, from the matrices' rows at once (the same float64 rows).
-        for i, tier in zip(
-            chosen.tolist(), matrix_tiers(reflected[chosen], tie_aware[chosen]).tolist(), strict=True
-        ):
-            tiers[i] = tier
-    return tuple(tiers)
-
-
 # --------------------------------------------------------------------------- complete results
 
 
