@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from eval_queue.queue import RequestQueue
-from eval_queue.requests import EvalRequest, ModelType, Precision, Status, isoformat, utc_now
+from eval_queue.requests import EvalRequest, ModelType, Precision, RunPhase, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
 from tests.support.shared import built_once
@@ -214,8 +214,14 @@ def read_lines_until(process: subprocess.Popen[str], needle: str, timeout: float
     raise AssertionError(f"worker never logged {needle!r}; output:\n{''.join(seen[-40:])}")
 
 
-def status_is(deployment: Deployment, request: EvalRequest, *statuses: Status) -> Callable[[], bool]:
-    return lambda: deployment.status(request).status in statuses
+def run_started(deployment: Deployment, request: EvalRequest) -> Callable[[], bool]:
+    """The worker has started the run (phase ``running``): from now on a lost lease counts as an attempt."""
+
+    def started() -> bool:
+        now = deployment.status(request)
+        return now.status is Status.RUNNING and now.phase is RunPhase.RUNNING
+
+    return started
 
 
 @pytest.fixture

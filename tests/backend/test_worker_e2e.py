@@ -31,7 +31,7 @@ from tests.backend.conftest import (
     Deployment,
     SuiteRun,
     read_lines_until,
-    status_is,
+    run_started,
     wait_for,
 )
 from tests.support.tiny_model import TinyModel
@@ -192,7 +192,10 @@ def test_a_killed_worker_leaves_the_request_claimable_after_its_lease(
     request = deployment.submit(tiny_model.model_id, tiny_model.revision)
     worker = deployment.start_worker("--once", "--lease-s", "600", *FAST)
     cleanup_processes.append(worker)
-    wait_for(status_is(deployment, request, Status.RUNNING), timeout=60, what="the claim")
+    # Killed once the run has started (phase ``running``), not merely claimed: a lease lost before
+    # ``queue.start`` is handed back uncounted (attempts stays 0, see eval_queue.queue), and a kill
+    # right after the claim (status RUNNING, phase ``claimed``) made this test fail under load.
+    wait_for(run_started(deployment, request), timeout=60, what="the start of the run")
 
     worker.kill()  # SIGKILL: no chance to release
     worker.wait(timeout=30)
