@@ -36,6 +36,13 @@ PAIRS = [
     ("Università di Bologna: è la più antica.", "UNIVERSITÀ DI BOLOGNA, LA PIÙ ANTICA"),
 ]
 TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+#: Environments whose modules cache the worker computes without importing evaluate.
+CACHE_ENVS = [
+    {},
+    {"XDG_CACHE_HOME": "/xdg"},
+    {"HF_HOME": "~/hf", "XDG_CACHE_HOME": "/xdg"},
+    {"HF_MODULES_CACHE": "/modules", "HF_HOME": "/hf"},
+]
 
 
 def direct(reference: str, prediction: str) -> dict[str, float]:
@@ -64,6 +71,15 @@ def offline_results(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "harness": [sum_utils.process_results_sum({"target": r}, [p])["rouge1"] for r, p in pairs],
             "module": type(sum_utils.rouge).__module__,
         }
+        # The worker finds the cache before importing evaluate: its rule against evaluate.config's own.
+        import importlib, os
+        from backend.tracks.evalita.offline_rouge import modules_cache_from_env
+        out["rules"] = []
+        for case in json.loads(sys.argv[2]):
+            for name in ("HF_MODULES_CACHE", "HF_HOME", "XDG_CACHE_HOME"):
+                os.environ.pop(name, None)
+            os.environ.update(case)
+            out["rules"].append([str(modules_cache_from_env(case)), str(importlib.reload(evaluate.config).HF_MODULES_CACHE)])
         print(json.dumps(out, default=float))
         """
     )
@@ -76,7 +92,7 @@ def offline_results(tmp_path_factory: pytest.TempPathFactory) -> dict:
         PYTHONPATH=str(REPO_ROOT),
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script, json.dumps(PAIRS)],
+        [sys.executable, "-c", script, json.dumps(PAIRS), json.dumps(CACHE_ENVS)],
         cwd=cache,  # no ./rouge folder can shadow the cache
         env=env,
         capture_output=True,
@@ -93,6 +109,12 @@ def test_evaluate_load_rouge_resolves_to_the_installed_script_offline(offline_re
     assert ROUGE_CACHE_NAME in offline_results["module"]
     installed = list(Path(offline_results["cache"]).rglob("rouge.py"))
     assert [p.read_bytes() for p in installed] == [ROUGE_SCRIPT.read_bytes()]
+
+
+def test_the_worker_finds_evaluates_modules_cache_without_importing_it(offline_results: dict) -> None:
+    assert len(offline_results["rules"]) == len(CACHE_ENVS)
+    for ours, evaluates in offline_results["rules"]:
+        assert ours == evaluates
 
 
 def test_offline_scores_equal_rouge_score_on_italian_pairs(offline_results: dict) -> None:

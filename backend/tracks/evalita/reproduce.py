@@ -291,17 +291,19 @@ def reproduce(
     workdir: Path,
 ) -> Reproduction:
     """Run the slice and compare it with the run (module docstring); raises :class:`ReproduceError`."""
+    results = read_run(results_path, stores)
+    chosen = run_tasks(results, tasks)
+    source = data_source(results, data)
+    n = slice_limit(results, limit)
+    options = harness_options(results, n, device, batch_size)
+    # The harness (torch, transformers, lm-eval: seconds of imports) only once the run is known to be
+    # reproducible here: a wrong path or option is answered at once.
     from backend import runner
     from backend.tracks.evalita import convert
     from backend.tracks.evalita.data import prepare_include_path
     from backend.tracks.evalita.offline_rouge import install_offline_rouge
     from leaderboard.tracks.evalita.definition import all_harness_tasks
 
-    results = read_run(results_path, stores)
-    chosen = run_tasks(results, tasks)
-    source = data_source(results, data)
-    n = slice_limit(results, limit)
-    options = harness_options(results, n, device, batch_size)
     originals = {
         (task.id, prompt.id): original_records(stores, results, task, prompt.id)
         for task in chosen

@@ -27,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -38,10 +40,25 @@ ROUGE_CACHE_NAME = "evaluate-metric--rouge"
 
 
 def default_modules_cache() -> Path:
-    """The modules cache ``evaluate`` uses in this process (``HF_MODULES_CACHE``)."""
-    from evaluate import config  # imported here: only the harness side needs evaluate
+    """The modules cache ``evaluate`` uses in this process (``HF_MODULES_CACHE``).
 
-    return Path(config.HF_MODULES_CACHE)
+    ``evaluate.config``'s own value once ``evaluate`` is imported; before, the same rule read from
+    the environment, because importing ``evaluate`` costs about two CPU-seconds (its evaluators pull
+    in ``transformers.pipelines``) that a run without the SUM tasks, which alone load ROUGE, never needs.
+    """
+    config = sys.modules.get("evaluate.config")
+    if config is not None:
+        return Path(config.HF_MODULES_CACHE)
+    return modules_cache_from_env(os.environ)
+
+
+def modules_cache_from_env(env: Mapping[str, str]) -> Path:
+    """``evaluate.config``'s rule: ``$HF_MODULES_CACHE``, else ``$HF_HOME/modules`` (``~`` expanded),
+    else ``$XDG_CACHE_HOME/huggingface/modules`` (default ``~/.cache``)."""
+    if "HF_MODULES_CACHE" in env:
+        return Path(env["HF_MODULES_CACHE"])
+    hf_home = env.get("HF_HOME", os.path.join(env.get("XDG_CACHE_HOME", "~/.cache"), "huggingface"))
+    return Path(os.path.expanduser(hf_home)) / "modules"
 
 
 def install_offline_rouge(modules_cache: Path | None = None) -> Path:
@@ -67,4 +84,10 @@ def install_offline_rouge(modules_cache: Path | None = None) -> Path:
     return target
 
 
-__all__ = ["ROUGE_CACHE_NAME", "ROUGE_SCRIPT", "default_modules_cache", "install_offline_rouge"]
+__all__ = [
+    "ROUGE_CACHE_NAME",
+    "ROUGE_SCRIPT",
+    "default_modules_cache",
+    "install_offline_rouge",
+    "modules_cache_from_env",
+]
