@@ -38,8 +38,8 @@ SPEC = TrackSpec(
     worker_options=(WorkerOption("--toy-wait-s", "toy: seconds each run lasts", parse=_seconds),),
     results_type="tests.support.toy_track.schema:ToyResults",
     runner="tests.support.toy_track.run:evaluate",
-    parse_results="tests.support.toy_track.app:parse_results_file",
-    export="tests.support.toy_track.app:export_results",
+    parse_results="tests.support.toy_track.export:parse_results_file",
+    export="tests.support.toy_track.export:export_results",
     tabs=("tests.support.toy_track.app:ToyTab",),
     about="tests.support.toy_track.app:about_markdown",
 )
