@@ -187,7 +187,7 @@ def test_a_dry_run_writes_nothing(real_run: RealRun) -> None:
     _write(real_run, {k: v for k, v in raw.items() if k != "metric_sets"})
     before = real_run.results_file.read_bytes()
 
-    done = real_run.rescore("--all", "--dry-run")
+    done = real_run.rescore_process("--all", "--dry-run")  # the real command line, once
 
     assert done.returncode == 0
     assert f"{SPEC} would be written" in done.stdout and "nothing written" in done.stdout
