@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from backend.tracks.evalita.data import (
     INCLUDE_DIR_NAME,
@@ -140,6 +141,18 @@ def test_generative_targets_render(name: str, loaded: dict[str, Any]) -> None:
         target = task.doc_to_target(doc)
         assert isinstance(target, str) and target.strip(), (name, doc)
         assert task.doc_to_text(doc).strip()
+
+
+def test_libyaml_reads_the_upstream_configs_as_pure_python_pyyaml_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from backend.tracks.evalita.data import upstream
+
+    fast = read_upstream_configs()
+    pure = type("PureConfigLoader", (yaml.SafeLoader,), {})
+    pure.add_constructor("!function", upstream._ConfigLoader.yaml_constructors["!function"])
+    monkeypatch.setattr(upstream, "_ConfigLoader", pure)
+    assert read_upstream_configs() == fast and fast.tasks and fast.groups
 
 
 def test_the_include_folder_alone_knows_exactly_the_evalita_tasks_and_groups(task_manager: Any) -> None:
