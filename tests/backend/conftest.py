@@ -23,6 +23,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision, RunPhase, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from tests.support.entry_point import run_main
 from tests.support.shared import built_once
 from tests.support.tiny_model import TinyModel, install_tiny_model
 
@@ -69,15 +70,17 @@ class Deployment:
         return self.queue.get(request.request_id)
 
     def submit_cli(self, model: str, revision: str, *extra: str) -> subprocess.CompletedProcess[str]:
-        """``python -m eval_queue submit MODEL --revision REV [extra…]`` against this deployment."""
-        return subprocess.run(
-            [sys.executable, "-m", "eval_queue", "submit", model, "--revision", revision, *extra],
-            cwd=REPO_ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        """``python -m eval_queue submit MODEL --revision REV [extra…]`` against this deployment: its
+        ``main`` in this process (the command line's own process is tests/queue/test_cli.py's)."""
+        from eval_queue.cli import main  # what eval_queue/__main__.py runs
+
+        return run_main(main, ["submit", model, "--revision", revision, *extra], self.env)
+
+    def export(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """``python -m leaderboard export ARGS`` on this deployment's store, its ``main`` in this process."""
+        from leaderboard.__main__ import main
+
+        return run_main(main, ["export", *args], self.env)
 
     def worker(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

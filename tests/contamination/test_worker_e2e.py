@@ -4,8 +4,6 @@ export → tab, with the tiny random model on the bundled sample (two sets, cut 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -16,7 +14,7 @@ from leaderboard.state import PageState
 from leaderboard.tracks.contamination.app.tab import ContaminationTab
 from leaderboard.tracks.contamination.schema import CodecDetail, ContaminationResults, OrderDetail
 from leaderboard.ui.context import AppContext
-from tests.backend.conftest import REPO_ROOT, Deployment
+from tests.backend.conftest import Deployment
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow
@@ -69,24 +67,7 @@ def test_a_contamination_request_runs_to_results_details_export_and_tab(
         items = [CodecDetail.model_validate_json(line) for line in codec_lines]
         assert sum(i.in_context < i.alone for i in items) == result.codec.drops
 
-    exported = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "leaderboard",
-            "export",
-            "--track",
-            "contamination",
-            "--include-noncomparable",
-            "--format",
-            "json",
-        ],
-        cwd=REPO_ROOT,
-        env=deployment.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    exported = deployment.export("--track", "contamination", "--include-noncomparable", "--format", "json")
     assert exported.returncode == 0, exported.stderr
     rows = json.loads(exported.stdout)
     assert [(r["model"], r["set"]) for r in rows] == [

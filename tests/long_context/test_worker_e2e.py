@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from leaderboard.tracks.long_context.definition import ContextSetting, KeptSide,
 from leaderboard.tracks.long_context.schema import LongContextResults, parse_details
 from leaderboard.tracks.long_context.uncertainty import metric_figure
 from leaderboard.ui.context import AppContext
-from tests.backend.conftest import REPO_ROOT, Deployment
+from tests.backend.conftest import Deployment
 from tests.long_context.books import book_text, passage_book, summary_book, write_books
 from tests.support.tiny_model import TinyModel
 
@@ -183,13 +182,6 @@ def test_a_worker_keeping_the_books_start_records_and_labels_a_variant(
 
 def _exported_rows(deployment: Deployment) -> list[dict[str, object]]:
     """``leaderboard export --track=long-context --format=json`` (every run) on the deployment's store."""
-    exported = subprocess.run(
-        [sys.executable, "-m", "leaderboard", "export", "--track=long-context", "--format=json", *SHOW_ALL],
-        cwd=REPO_ROOT,
-        env=deployment.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    exported = deployment.export("--track=long-context", "--format=json", *SHOW_ALL)
     assert exported.returncode == 0, exported.stderr
     return json.loads(exported.stdout)

@@ -2,14 +2,15 @@
 
 The toy track (``tests/support/toy_track``) is a package of its own registered the way a
 maintainer adds one (``EVALITA_EXTRA_TRACKS``): nothing of the project names it, and no other
-track's code knows it.  Every step goes through the real command lines and the real page.
+track's code knows it.  Every step goes through the real command lines and the real page: the
+worker in its own process, submit and export through their ``main`` in this one (the ``toy_track``
+fixture registers the track here too).
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 from eval_queue.requests import Status
 from eval_queue.settings import Settings
@@ -18,21 +19,14 @@ from leaderboard.state import PageState
 from leaderboard.ui.context import AppContext
 from leaderboard.ui.registry import default_registry
 from leaderboard.ui.submit import form_options
-from tests.backend.conftest import REPO_ROOT, Deployment
+from tests.backend.conftest import Deployment
 from tests.support.tiny_model import TinyModel
 from tests.support.toy_track import REGISTRATION
 from tests.support.toy_track.schema import ToyResults
 
 
 def _export(deployment: Deployment, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "leaderboard", "export", "--track", "toy", *args],
-        cwd=REPO_ROOT,
-        env=deployment.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return deployment.export("--track", "toy", *args)
 
 
 def test_a_fourth_track_is_submitted_run_exported_and_rendered(
