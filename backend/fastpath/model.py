@@ -52,6 +52,8 @@ from backend.options import FAST_BACKEND
 log = logging.getLogger(__name__)
 
 CPU_MAX_BATCH_TOKENS = 4096
+#: On CPU, the padding one row may bring into a log-likelihood batch, as a share of its width.
+CPU_PADDING_SHARE = 0.125
 GPU_MAX_BATCH_TOKENS = 65536
 #: Fraction of free accelerator memory a log-likelihood forward may plan for.
 GPU_MEMORY_SHARE = 0.25
@@ -250,6 +252,10 @@ class FastHFLM(HFLM):
         ) * (2 * self.model.dtype.itemsize)
         return max(1024, min(GPU_MAX_BATCH_TOKENS, int(free * GPU_MEMORY_SHARE / per_token)))
 
+    def _padding_share(self) -> float | None:
+        """``CPU_PADDING_SHARE`` off an accelerator, where padding is paid token for token; else no cap."""
+        return None if self.device.type == "cuda" else CPU_PADDING_SHARE
+
     def _run_rows(
         self, rows: list[Row], count: int, on_answer: Callable[[int, tuple[float, bool]], None] | None = None
     ) -> list[tuple[float, bool]]:
@@ -261,7 +267,8 @@ class FastHFLM(HFLM):
         remaining = rows
         while remaining:
             try:
-                self._forward_batches(plan_batches(remaining, budget), results, on_answer)
+                batches = plan_batches(remaining, budget, self._padding_share())
+                self._forward_batches(batches, results, on_answer)
                 remaining = []
             except torch.OutOfMemoryError:
                 if budget <= 256:

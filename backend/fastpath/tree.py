@@ -9,7 +9,9 @@ the reference forwards for it, so the log-probabilities are the same up to float
 
 Rows are sorted by length (longest first, so an out-of-memory error shows at once) and
 cut into batches under a token budget; with many rows of nearly equal length the padding
-is a few per cent (counted in :class:`Batch`).  Only the positions that score a token go
+is a few per cent (counted in :class:`Batch`), and on a CPU, where padding costs as much as
+a real token and wide batches buy nothing, a batch also ends where padding would pass a
+share of its width.  Only the positions that score a token go
 through the LM head and the log-softmax.
 
 Planning is pure (lists and numpy); :func:`attention_bias` builds the 4-D mask on the
@@ -103,17 +105,24 @@ def _padded(length: int) -> int:
     return -(-length // ALIGN) * ALIGN
 
 
-def plan_batches(rows: Sequence[Row], token_budget: int) -> list[list[Row]]:
+def plan_batches(
+    rows: Sequence[Row], token_budget: int, padding_share: float | None = None
+) -> list[list[Row]]:
     """Longest rows first; a batch takes rows while ``rows × padded longest length ≤ token_budget``.
 
-    A row longer than the budget forms a batch of its own.
+    A row longer than the budget forms a batch of its own.  With ``padding_share``, a batch
+    also stops taking rows once the next one would be padded by more than that share of the
+    batch's width: on a CPU a forward costs about its tokens, padding included, whatever the
+    batch size, so wide batches of unequal rows buy nothing there and padding is pure waste
+    (on an accelerator wide batches are what is fast: no cap).
     """
     ordered = sorted(rows, key=lambda r: (-r.length, r.prefix))
     batches: list[list[Row]] = []
     current: list[Row] = []
     width = 0
     for row in ordered:
-        if current and (len(current) + 1) * width > token_budget:
+        too_padded = padding_share is not None and width - _padded(row.length) > padding_share * width
+        if current and ((len(current) + 1) * width > token_budget or too_padded):
             batches.append(current)
             current = []
         if not current:

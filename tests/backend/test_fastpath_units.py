@@ -104,6 +104,15 @@ def test_batches_take_the_longest_rows_first_within_the_token_budget() -> None:
     assert all(len(b) * -(-b[0].length // 8) * 8 <= 48 for b in batches if len(b) > 1)
 
 
+def test_on_a_cpu_a_batch_ends_where_a_row_would_be_padded_past_the_share() -> None:
+    rows = plan_rows([([i] * n, [0]) for i, n in enumerate([3, 30, 10, 12, 40, 38, 11])], max_length=100)
+    uncapped = [[r.length for r in batch] for batch in plan_batches(rows, token_budget=4096)]
+    capped = [[r.length for r in batch] for batch in plan_batches(rows, 4096, padding_share=0.125)]
+    assert uncapped == [[40, 38, 30, 12, 11, 10, 3]]
+    # widths 40, 32, 16, 8: a row joins while its padded length loses at most 1/8 of the width
+    assert capped == [[40, 38], [30], [12, 11, 10], [3]]
+
+
 def test_branch_tokens_attend_to_the_context_and_their_own_branch_only() -> None:
     rows = plan_rows([([1, 2], [3, 4, 5]), ([1, 2], [6, 7])], max_length=100)
     batch = build_batch(rows, pad_id=0)
