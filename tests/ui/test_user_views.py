@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -20,8 +21,10 @@ from leaderboard.state import PageState
 from leaderboard.tracks.evalita.app import tables, views
 from leaderboard.tracks.evalita.app.link import EvalitaLink
 from leaderboard.tracks.evalita.app.tab.ranking import filters_of
+from leaderboard.tracks.evalita.app.views import board as board_module
 from leaderboard.tracks.evalita.app.views import ranking, subsets
 from leaderboard.tracks.evalita.definition import TASK_IDS
+from leaderboard.tracks.evalita.metric_sets import DEFAULT_METRIC_SET
 from leaderboard.tracks.evalita.uncertainty import cps_figure, cps_tie_figure
 from leaderboard.tracks.evalita.vocabulary import Setting
 from leaderboard.ui.context import AppContext
@@ -293,3 +296,52 @@ def test_the_cells_kept_per_setting_are_the_cells_formatted_for_the_view(data_di
     for a, b in zip(kept, direct, strict=True):
         pd.testing.assert_frame_equal(a, b)
     assert len(kept[0]) >= 6 and kept[-1].empty
+
+
+def test_only_the_latest_custom_task_sets_views_are_kept_and_a_dropped_one_comes_back_the_same(data_dir):
+    # Each custom task set's setting rows and views are kept as one group, the latest
+    # MEMO_GROUPS sets only (the standard views stay): a set asked again after it was dropped
+    # is computed again, its table (every tier) and its first page equal to the first computation's.
+    fresh = views.current_board(AppContext.from_settings(Settings(data_dir=data_dir)))
+    sets = [subsets.chosen_tasks(tasks) for tasks in [("te",), ("sa", "ner"), ("sum", "te"), ("hs",)]]
+    plain = views.ranking_view(fresh, Setting.ZERO, views.RankingFilters())
+    first = {}
+    for tasks in sets:
+        for setting in (Setting.ZERO, Setting.BOTH):
+            view = views.ranking_view(fresh, setting, views.RankingFilters(average_over=tasks))
+            first[tasks, setting] = (view, view.table.copy(), view.page(1, size=3).rows.copy())
+    assert [group[1:] for group in fresh._grouped] == sets[-board_module.MEMO_GROUPS :]
+    assert views.ranking_view(fresh, Setting.ZERO, views.RankingFilters()) is plain  # never dropped
+    latest = views.ranking_view(fresh, Setting.ZERO, views.RankingFilters(average_over=sets[-1]))
+    assert latest is first[sets[-1], Setting.ZERO][0]  # kept: not computed again
+    for tasks in sets:
+        for setting in (Setting.ZERO, Setting.BOTH):
+            old, table, page = first[tasks, setting]
+            again = views.ranking_view(fresh, setting, views.RankingFilters(average_over=tasks))
+            if tasks == sets[0]:
+                assert again is not old  # dropped, computed again
+            pd.testing.assert_frame_equal(again.page(1, size=3).rows, page)
+            pd.testing.assert_frame_equal(again.table, table)
+    assert len(fresh._grouped) == board_module.MEMO_GROUPS
+
+
+def test_the_board_keeps_the_latest_asked_groups_apart_from_its_main_memo(monkeypatch):
+    monkeypatch.setattr(board_module, "MEMO_GROUPS", 2)
+    board = views.Board(loaded=SimpleNamespace(metric_set=DEFAULT_METRIC_SET))  # the memo alone
+    calls: list[str] = []
+
+    def computed(name: str):
+        def compute() -> str:
+            calls.append(name)
+            return name
+
+        return compute
+
+    assert board.memo(("plain",), computed("plain")) == "plain"
+    for group in ("a", "b", "a", "c"):  # "a" asked again before "c": "b" is the oldest asked
+        assert board.memo(("view",), computed(f"view {group}"), group=group) == f"view {group}"
+    assert list(board._grouped) == ["a", "c"]
+    assert calls == ["plain", "view a", "view b", "view c"]
+    assert board.memo(("view",), computed("view b"), group="b") == "view b"  # dropped: computed again
+    assert board.memo(("plain",), computed("plain again")) == "plain"  # the main memo untouched
+    assert calls[-1] == "view b" and list(board._grouped) == ["c", "b"]

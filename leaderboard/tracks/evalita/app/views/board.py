@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -21,6 +22,11 @@ from leaderboard.tracks.evalita.vocabulary import FEWSHOT_SETTINGS
 T = TypeVar("T")
 #: Views a snapshot keeps (the oldest computed is dropped first).
 MEMO_SIZE = 128
+#: Groups of views a snapshot keeps apart from :data:`MEMO_SIZE`'s, the latest asked (the oldest
+#: asked is dropped whole).  A custom average's task set is one group: its setting rows and views
+#: (~10 MB at 10,000 runs) serve the few visitors who pick that set, while the standard views most
+#: visitors share stay in the main memo; a dropped set is computed again if asked (~0.6 s).
+MEMO_GROUPS = 2
 
 
 @dataclass
@@ -41,6 +47,8 @@ class Board:
     #: Keys of ``_tables`` being computed: a second caller waits for the first's result.
     _computing: dict[tuple, threading.Event] = field(default_factory=dict, repr=False)
     _memo: dict[tuple, object] = field(default_factory=dict, repr=False)
+    #: Views kept by group (:meth:`memo`'s ``group``), the latest asked group last.
+    _grouped: OrderedDict[Hashable, dict[tuple, object]] = field(default_factory=OrderedDict, repr=False)
     #: Guards the dictionaries only: no computation runs under it (a visitor's lookup never
     #: waits for the warm-up's ranking of another setting).
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -135,16 +143,31 @@ class Board:
         """The keys of :meth:`choices`, as a set (a link's run is checked against it)."""
         return self.memo(("choice keys",), lambda: frozenset(key for _, key in self.choices()))
 
-    def memo(self, key: tuple, compute: Callable[[], T]) -> T:
+    def memo(self, key: tuple, compute: Callable[[], T], group: Hashable | None = None) -> T:
         """``compute()`` once per snapshot and ``key`` (a view of this snapshot: it never changes).
 
         Computed outside the lock (two visitors may both compute it once; either result is the same).
+        ``group``: the view is kept with its group's (a custom average's task set), and only the
+        :data:`MEMO_GROUPS` latest asked groups are kept: a view of a dropped group is computed
+        again, the same (the views most visitors share never leave for a rare one's sake).
         """
         with self._lock:
-            if key in self._memo:
-                return self._memo[key]  # type: ignore[return-value]
+            memo = self._memo if group is None else self._grouped.get(group)
+            if memo is not None:
+                if group is not None:
+                    self._grouped.move_to_end(group)
+                if key in memo:
+                    return memo[key]  # type: ignore[return-value]
         value = compute()
         with self._lock:
+            if group is not None:
+                memo = self._grouped.get(group)
+                if memo is None:
+                    memo = self._grouped[group] = {}
+                    while len(self._grouped) > MEMO_GROUPS:
+                        self._grouped.popitem(last=False)
+                self._grouped.move_to_end(group)
+                return memo.setdefault(key, value)  # type: ignore[return-value]
             while len(self._memo) >= MEMO_SIZE:  # searches as they are typed: keep the latest views
                 del self._memo[next(iter(self._memo))]
             return self._memo.setdefault(key, value)  # type: ignore[return-value]

@@ -101,7 +101,14 @@ def setting_view(
     return board.memo(
         ("setting-rows", num_fewshot, tasks),
         lambda: subsets.view_columns(board.rows(num_fewshot), board.loaded, tasks, "_rank", task_cps),
+        group=_custom_group(tasks),
     )
+
+
+def _custom_group(tasks: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The memo group of a custom average's views (:meth:`Board.memo`): its task set, so only the
+    latest sets asked stay in memory; ``None`` (the main memo) without a custom average."""
+    return ("custom average", *tasks) if tasks else None
 
 
 def _view_tasks(filters: RankingFilters) -> tuple[str, ...]:
@@ -275,7 +282,9 @@ def ranking_view(
     paging through it, or coming back to it, costs nothing)."""
     setting = Setting(setting)
     return board.memo(
-        ("ranking", setting, filters, sort), lambda: _ranking_view(board, setting, filters, sort)
+        ("ranking", setting, filters, sort),
+        lambda: _ranking_view(board, setting, filters, sort),
+        group=_custom_group(subsets.chosen_tasks(filters.average_over)),
     )
 
 

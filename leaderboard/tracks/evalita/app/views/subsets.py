@@ -455,7 +455,7 @@ def view_columns(
     rows' :data:`CUSTOM_TIER_COLUMN` empty and each row's :data:`CUSTOM_POSITION` the one
     ``tiers.at`` takes (``tiers`` ``None``: no custom average, or every task — whose tiers are the
     ranking's own, filled)."""
-    rows = rows.copy()
+    rows = rows.copy(deep=False)  # copy-on-write (pandas 3): the setting's columns shared, not copied
     tasks = chosen_tasks(tasks)
     runs = loaded.runs
     index = pd.MultiIndex.from_frame(rows[list(RUN_KEY)]) if len(rows) else None
