@@ -20,48 +20,51 @@ from typing import TypeVar
 Item = TypeVar("Item")
 
 #: Test files that take longest on one worker (seconds), longest first: the junit times of one whole
-#: ``-n 2`` run on 2026-11-28, on the shared 2-core machine under load (load average 7 to 13; a
-#: quiet machine takes about a third as long).  Relative values only matter.  Re-measure with
+#: ``-n 2`` run from a clean clone on 2026-11-28 (stop 32, the shared 2-core machine, quiet: pytest
+#: 7 min 49 s).  Relative values only matter.  Re-measure with
 #: ``scripts/test.sh --durations=0 --junitxml=FILE`` (``-v`` shows which worker ran what) when a
 #: file grows, and list any file that takes more than a few seconds.
 HEAVY_FILES: Mapping[str, float] = {
-    "tests/ui/test_browser.py": 242,
-    "tests/backend/test_fastpath_equality.py": 200,
-    "tests/judge/test_browser.py": 180,
-    "tests/backend/test_worker_e2e.py": 132,
-    "tests/judge/test_harness_run.py": 127,  # 153 before its tiny judge answered one prompt at a time
-    "tests/long_context/test_worker_e2e.py": 122,
-    "tests/reproduce/test_reproduce.py": 107,
-    # 147 before the GGUF conversion parsed its file once (-n 0 CPU ratio 17.5/29.5)
-    "tests/backend/test_embedded.py": 87,
-    "tests/backend/test_runner_equivalence.py": 73,
-    "tests/publish/test_fault_injection.py": 64,  # 69 before the held answers' shorter timeout
-    "tests/foundation/test_export_cli.py": 58,
-    "tests/backend/test_data_sources.py": 57,  # 93 before issue 30's cuts (estimates from -n 0 CPU ratios)
-    "tests/reproduce/test_recipe.py": 55,
-    "tests/ui/test_browser_user_views.py": 54,
-    "tests/ui/test_browser_uncertainty.py": 50,
-    "tests/queue/test_concurrency.py": 48,
-    "tests/rescore/test_rescore_real_run.py": 45,  # 77: its worker run is now suite_run, shared
-    "tests/slurm/test_slurm.py": 41,
-    "tests/ui/test_browser_metrics.py": 39,
-    "tests/metrics/test_rouge.py": 39,
-    "tests/publish/test_kills.py": 38,
-    "tests/metrics/test_classification_f1.py": 38,
-    "tests/contamination/test_browser.py": 38,
-    "tests/test_boundaries.py": 37,
-    "tests/publish/test_race.py": 36,
-    "tests/contents/test_publish_contents.py": 35,  # 59: its worker run is now the reproduce tests'
-    "tests/contents/test_concurrency.py": 35,
-    "tests/long_context/test_smollm2.py": 34,
-    "tests/tracks/test_toy_track.py": 33,
-    "tests/backend/test_rouge.py": 29,
-    "tests/contamination/test_worker_e2e.py": 26,
-    "tests/foundation/test_suite.py": 24,  # 45 before it indexed lm-eval's whole task folder
-    "tests/contamination/test_memorised_model.py": 24,  # 31 before its training was cut to 80 steps
-    "tests/contents/test_contents.py": 22,
-    "tests/uncertainty/test_calibration.py": 21,
-    "tests/hostile/test_corpus.py": 20,
+    "tests/backend/test_fastpath_equality.py": 88,
+    "tests/ui/test_browser.py": 86,
+    "tests/judge/test_browser.py": 65,
+    "tests/judge/test_harness_run.py": 46,
+    "tests/backend/test_worker_e2e.py": 41,
+    "tests/reproduce/test_reproduce.py": 38,
+    "tests/ui/test_browser_uncertainty.py": 32,
+    "tests/long_context/test_worker_e2e.py": 31,
+    "tests/publish/test_fault_injection.py": 27,
+    "tests/ui/test_browser_user_views.py": 27,
+    "tests/queue/test_concurrency.py": 26,
+    "tests/publish/test_race.py": 22,
+    "tests/slurm/test_slurm.py": 21,
+    "tests/backend/test_runner_equivalence.py": 18,
+    "tests/contamination/test_browser.py": 17,
+    "tests/backend/test_embedded.py": 17,
+    "tests/reproduce/test_recipe.py": 16,
+    "tests/metrics/test_classification_f1.py": 15,
+    "tests/backend/test_worker.py": 13,
+    "tests/ui/test_browser_metrics.py": 13,
+    "tests/long_context/test_smollm2.py": 10,
+    "tests/test_boundaries.py": 9,
+    "tests/contamination/test_worker_e2e.py": 9,
+    "tests/reproduce/test_browser.py": 9,
+    "tests/backend/test_rouge.py": 8,
+    "tests/publish/test_hub_client.py": 8,
+    "tests/contamination/test_memorised_model.py": 7,
+    "tests/publish/test_kills.py": 7,
+    "tests/rescore/test_rescore_intervals.py": 7,
+    "tests/contents/test_concurrency.py": 7,
+    "tests/uncertainty/test_calibration.py": 7,
+    "tests/long_context/test_metrics.py": 6,
+    "tests/ui/test_client.py": 6,
+    "tests/ui/test_refresh.py": 5,
+    "tests/contents/test_columnar_cold_start.py": 5,
+    "tests/backend/test_data_sources.py": 5,
+    "tests/hostile/test_corpus.py": 5,
+    "tests/ui/test_app_import.py": 5,
+    "tests/ui/test_views.py": 5,
+    "tests/ui/test_user_views.py": 5,
 }
 
 
