@@ -31,8 +31,8 @@ _HALF_MARGIN = 1e-6
 
 def percents(values: NDArray[np.floating]) -> list[Score]:
     """:func:`percent` of each value (``None`` for NaN and infinities), without a ``Decimal`` per
-    value: the same numbers, bit for bit (``tests/core/test_numbers.py`` checks it on random and
-    edge values).
+    value: the same numbers, bit for bit (``tests/foundation/test_percents.py`` checks it on random
+    and edge values).
 
     A value whose hundredths (``100 · 100 · v``) are not within :data:`_HALF_MARGIN` of a half
     rounds to the nearest integer ``k`` of hundredths whatever the 9-place rounding did, and

@@ -75,8 +75,9 @@ def chosen_tasks(task_ids: Sequence[str]) -> tuple[str, ...]:
 #: Custom averages whose draws stay in memory for their tiers (a float64 ``N × B`` matrix, the
 #: second set's means only: 16 MB at 10,000 runs × 200 resamples): the latest one, whose pages a
 #: visitor turns.  An older one's draws are gathered again when a tier is asked of it (a tenth of
-#: a second at 10,000 runs), so memory stays bounded whatever the views memoised (the browser
-#: bench's server RSS is within a few MB of its 1 GB target).
+#: a second at 10,000 runs), so memory stays bounded whatever views the board keeps (its memo keeps
+#: the latest two task sets' views: ``board.MEMO_GROUPS``; each holds its :class:`CustomTiers`,
+#: whose draws this bound releases sooner).
 TIER_DRAWS_KEPT = 1
 _tier_draws: OrderedDict[int, FamilyTiers] = OrderedDict()
 _tier_draws_lock = threading.Lock()
