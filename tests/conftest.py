@@ -15,6 +15,7 @@ os.environ.pop("EVALITA_REQUESTS_REPO", None)
 os.environ.pop("EVALITA_RESULTS_REPO", None)
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -42,16 +43,28 @@ def toy_track(monkeypatch: pytest.MonkeyPatch):
 def browser() -> Iterator[object]:
     """One headless chromium per browser test file, shared by its tests.
 
-    Each test opens a context of its own (its own cookies, storage and cache), so sharing the
-    browser shares nothing a test sees.  Not one per test process: while playwright's sync API
-    is open, its event loop runs in the process's main thread, so a later file's
-    ``asyncio.run`` (tests/ui/test_api_cache.py) or a second playwright would fail, depending
-    on which files the worker happened to run first.
+    Not one per test process: while playwright's sync API is open, its event loop runs in the
+    process's main thread, so a later file's ``asyncio.run`` (tests/ui/test_api_cache.py) or a
+    second playwright would fail, depending on which files the worker happened to run first.
     """
     from tests.support.browser import launched_chromium
 
     with launched_chromium() as launched:
         yield launched
+
+
+@pytest.fixture(scope="module")
+def browser_context(browser: Any, request: pytest.FixtureRequest) -> Iterator[object]:
+    """The file's browser context: its pages share the HTTP cache, each test wipes what it stored.
+
+    A test takes a page of its own with :func:`tests.support.browser.clean_page`; the window is
+    the file's ``BROWSER_VIEWPORT`` when it names one.
+    """
+    from tests.support.browser import VIEWPORT
+
+    context = browser.new_context(viewport=getattr(request.module, "BROWSER_VIEWPORT", VIEWPORT))
+    yield context
+    context.close()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -23,6 +23,7 @@ from eval_queue.queue import RequestQueue
 from eval_queue.requests import EvalRequest, ModelType, Precision, RunPhase, Status, isoformat, utc_now
 from eval_queue.settings import Settings
 from eval_queue.storage import Stores, open_stores
+from tests.support import preforked
 from tests.support.entry_point import run_main
 from tests.support.shared import built_once
 from tests.support.tiny_model import TinyModel, install_tiny_model
@@ -83,14 +84,8 @@ class Deployment:
         return run_main(main, ["export", *args], self.env)
 
     def worker(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "backend", *args],
-            cwd=REPO_ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        """``python -m backend ARGS`` run to its end, in a process of its own (tests/support/preforked.py)."""
+        return preforked.run_module("backend", args, env=self.env, cwd=REPO_ROOT, timeout=timeout)
 
     def start_worker(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(

@@ -9,8 +9,6 @@ on one output per criterion (``--limit 1``).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -28,6 +26,7 @@ from leaderboard.tracks.judge.definition import JudgeMode
 from tests.backend.conftest import REPO_ROOT, worker_env
 from tests.judge.test_items import _publish_sum_run
 from tests.judge.test_results_tables import _meta_file, set_key
+from tests.support import preforked
 from tests.ui.conftest import Served, serve_app
 from tests.ui.test_browser import _open, _rows, _shot, _tab, page
 
@@ -71,11 +70,9 @@ def served(tmp_path_factory: pytest.TempPathFactory, datasets_cache: Path) -> It
             judge_target=target,
         )
     )
-    done = subprocess.run(
+    done = preforked.run_module(
+        "backend",
         [
-            sys.executable,
-            "-m",
-            "backend",
             "--once",
             "--data",
             "sample",
@@ -86,10 +83,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, datasets_cache: Path) -> It
             "--max-gen-toks",
             "8",
         ],
-        cwd=REPO_ROOT,
         env=worker_env(cache, datasets_cache, data),
-        capture_output=True,
-        text=True,
+        cwd=REPO_ROOT,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]

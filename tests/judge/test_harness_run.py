@@ -44,6 +44,7 @@ from leaderboard.tracks.judge.schema import (
 from tests.backend.conftest import REPO_ROOT, Deployment, worker_env
 from tests.judge.test_items import _publish_sum_run
 from tests.judge.test_paper_protocol import write_examples
+from tests.support import preforked
 from tests.support.tiny_model import TinyModel, folder_revision
 
 pytestmark = pytest.mark.slow
@@ -59,13 +60,12 @@ ONE_AT_A_TIME = ("--batch-size", "1")
 def _judge(
     tiny_model: TinyModel, datasets_cache: Path, data_dir: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
-    command = [
-        sys.executable, "-m", "backend.tracks.judge", tiny_model.model_id,
-        "--revision", tiny_model.revision, "--precision", "float32",
+    arguments = [
+        tiny_model.model_id, "--revision", tiny_model.revision, "--precision", "float32",
         "--data-dir", str(data_dir), "--limit", str(LIMIT), "--max-gen-toks", str(MAX_GEN), *ONE_AT_A_TIME, *args,
     ]  # fmt: skip
     env = worker_env(tiny_model.cache_dir, datasets_cache, data_dir)
-    return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
+    return preforked.run_module("backend.tracks.judge", arguments, env=env, cwd=REPO_ROOT, timeout=900)
 
 
 def _submit_judge(

@@ -18,18 +18,18 @@ from tests.backend.conftest import REPO_ROOT, Deployment
 from tests.contents.store import evalita_file
 from tests.long_context.store import write_long_context_runs
 from tests.reproduce.conftest import LIMIT, PublishedRun
+from tests.support import preforked
 
 
 def _reproduce(
     run: PublishedRun, tmp_path: Path, *args: str
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / "reproduction.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "backend", "reproduce", run.results_path, "--json", str(out), *args],
-        cwd=REPO_ROOT,
+    done = preforked.run_module(
+        "backend",
+        ["reproduce", run.results_path, "--json", str(out), *args],
         env=run.deployment.env,
-        capture_output=True,
-        text=True,
+        cwd=REPO_ROOT,
         timeout=300,
     )
     assert done.returncode == ExitCode.OK, done.stderr[-3000:]

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from tests.support.browser import PAGE_TIMEOUT_MS, VIEWPORT, clean_page
 from tests.ui.conftest import REPO, Served
 from tests.ui.store import CACHED_MODEL_2, XSS_MODEL
 
@@ -18,17 +19,13 @@ SHOTS = REPO / "artifacts" / "screenshots"
 
 
 @pytest.fixture
-def page(browser, served: Served, request: pytest.FixtureRequest):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.dialogs = []  # type: ignore[attr-defined]
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.set_default_timeout(45_000)  # the CI box is shared; renders can queue behind other work
-    yield page
-    report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
-        _shot(page, f"FAILED-{request.node.name}")
-    context.close()
+def page(browser_context, served: Served, request: pytest.FixtureRequest):
+    """A page of its own in the file's browser context (tests/support/browser.clean_page)."""
+    with clean_page(browser_context) as page:
+        yield page
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            _shot(page, f"FAILED-{request.node.name}")
 
 
 def _shot(page, name: str) -> None:
@@ -184,9 +181,10 @@ def test_task_links_land_on_the_task_every_time(browser, served: Served) -> None
     """A link to a task opened the Ranking and cleared the address in 2 of 20 loads: the first
     tab item's mount-time select raced the link's own selection."""
     for _ in range(5):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        # A fresh context each time, not the file's warm one: a first visit, as when the race was seen.
+        context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
-        page.set_default_timeout(45_000)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         _open(page, served, "?tab=task&task=sa&shots=5")
         page.wait_for_function(
             "(document.querySelector('#task-info') || {innerText: ''}).innerText.includes('SA —')"

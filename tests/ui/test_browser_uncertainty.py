@@ -11,6 +11,7 @@ import pytest
 
 from eval_queue.vocabulary import RunRef
 from tests.paper_tables import write_paper_store
+from tests.support.browser import clean_page
 from tests.support.synthetic.results import synthetic_model, write_synthetic_results
 from tests.ui.conftest import Served, serve_app
 from tests.ui.store import write_hf_cache
@@ -36,12 +37,9 @@ def served_intervals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
 
 
 @pytest.fixture
-def page(browser, served_intervals: Served):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(45_000)
-    yield page
-    context.close()
+def page(browser_context, served_intervals: Served):
+    with clean_page(browser_context) as page:
+        yield page
 
 
 def _header(page, elem_id: str) -> list[str]:

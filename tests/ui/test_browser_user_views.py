@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import clean_page
 from tests.ui.conftest import Served, serve_app
 from tests.ui.store import write_hf_cache
 from tests.ui.test_browser import _open, _rows, _shot
 from tests.ui.user_views_store import CHAT_MODEL, HOSTILE_ORG, INCOMPLETE_MODEL, write_user_views_store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+#: This file's window (the ``browser_context`` fixture), wider than the default one.
+BROWSER_VIEWPORT = {"width": 1600, "height": 1000}
 
 
 @pytest.fixture(scope="module")
@@ -30,14 +33,9 @@ def served_views(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 @pytest.fixture
-def page(browser, served_views: Served):
-    context = browser.new_context(viewport={"width": 1600, "height": 1000})
-    page = context.new_page()
-    page.dialogs = []  # type: ignore[attr-defined]
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.set_default_timeout(45_000)
-    yield page
-    context.close()
+def page(browser_context, served_views: Served):
+    with clean_page(browser_context) as page:
+        yield page
 
 
 def _header(page) -> list[str]:
