@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -11,21 +10,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.backend.conftest import datasets_cache, tiny_model, worker_env  # noqa: F401 (fixtures)
 from tests.support import preforked
+from tests.support.tiny_model import TinyModel
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = "tests.support.preforked_probe"
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The hub cache of this file's commands: one server for all of them (its imports cost seconds)."""
-    return tmp_path_factory.mktemp("hub")
+def worker(tiny_model: TinyModel, datasets_cache: Path) -> dict[str, str]:  # noqa: F811
+    """The worker tests' environment (tests/backend/conftest.py): their server serves these commands
+    too (a server's imports cost some 5 CPU-seconds)."""
+    return worker_env(tiny_model.cache_dir, datasets_cache, Path("/unused"))
 
 
-def _env(hub: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "EVALITA_"))}
-    return env | {"HF_HUB_CACHE": str(hub), "PYTHONPATH": str(REPO), **extra}
+def _env(base: dict[str, str], **extra: str) -> dict[str, str]:
+    return {**base, **extra}
 
 
 def _fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -36,9 +37,9 @@ def _fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Comple
 
 @pytest.mark.parametrize("args", [[], ["3"], ["raise"]])
 def test_a_forked_command_sees_and_answers_what_a_fresh_interpreter_does(
-    hub: Path, tmp_path: Path, args: list[str]
+    worker: dict[str, str], tmp_path: Path, args: list[str]
 ) -> None:
-    env = _env(hub, EVALITA_DATA_DIR=str(tmp_path / "data"))
+    env = _env(worker, EVALITA_DATA_DIR=str(tmp_path / "data"))
     forked = preforked.run_module(PROBE, args, env=env, cwd=REPO, timeout=120)
     fresh = _fresh(args, env, REPO)
 
@@ -53,36 +54,40 @@ def test_a_forked_command_sees_and_answers_what_a_fresh_interpreter_does(
 
 
 def test_a_run_time_variable_changes_without_a_new_server_and_an_import_time_one_gets_its_own(
-    hub: Path, tmp_path: Path
+    worker: dict[str, str], tmp_path: Path
 ) -> None:
-    first = preforked.run_module(PROBE, [], env=_env(hub, EVALITA_DATA_DIR="/a"), cwd=REPO, timeout=120)
+    first = preforked.run_module(PROBE, [], env=_env(worker, EVALITA_DATA_DIR="/a"), cwd=REPO, timeout=120)
     servers = len(preforked._servers)
-    again = preforked.run_module(PROBE, [], env=_env(hub, EVALITA_DATA_DIR="/b"), cwd=REPO, timeout=120)
+    again = preforked.run_module(PROBE, [], env=_env(worker, EVALITA_DATA_DIR="/b"), cwd=REPO, timeout=120)
     assert len(preforked._servers) == servers
     assert json.loads(first.stdout)["env"]["EVALITA_DATA_DIR"] == "/a"
     assert json.loads(again.stdout)["env"]["EVALITA_DATA_DIR"] == "/b"
 
     other = tmp_path / "other-hub"
-    moved = preforked.run_module(PROBE, [], env=_env(other), cwd=REPO, timeout=120)
+    moved = preforked.run_module(PROBE, [], env=_env(worker, HF_HUB_CACHE=str(other)), cwd=REPO, timeout=120)
     assert len(preforked._servers) == min(servers + 1, preforked.MAX_SERVERS)
-    assert list(preforked._servers)[-1] == tuple(sorted(preforked._import_time(_env(other)).items()))
+    assert list(preforked._servers)[-1] == tuple(
+        sorted(preforked._import_time(_env(worker, HF_HUB_CACHE=str(other))).items())
+    )
     # Read by huggingface_hub when the server imported it: each command's own value.
     assert json.loads(moved.stdout)["hub_cache"] == str(other)
-    assert json.loads(first.stdout)["hub_cache"] == str(hub)
+    assert json.loads(first.stdout)["hub_cache"] == worker["HF_HUB_CACHE"]
 
 
-def test_a_command_past_its_timeout_is_killed_and_raises_as_subprocess_run_does(hub: Path) -> None:
+def test_a_command_past_its_timeout_is_killed_and_raises_as_subprocess_run_does(
+    worker: dict[str, str],
+) -> None:
     started = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired) as raised:
-        preforked.run_module(PROBE, ["sleep"], env=_env(hub), cwd=REPO, timeout=3)
+        preforked.run_module(PROBE, ["sleep"], env=worker, cwd=REPO, timeout=3)
     assert time.monotonic() - started < 60
     assert raised.value.output and json.loads(raised.value.output)["argv"] == ["sleep"]
 
 
 def test_switched_off_every_command_is_a_fresh_interpreter(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    worker: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(preforked.SWITCH, "0")
     servers = dict(preforked._servers)
-    done = preforked.run_module(PROBE, ["3"], env=_env(tmp_path), cwd=REPO, timeout=120)
+    done = preforked.run_module(PROBE, ["3"], env=worker, cwd=REPO, timeout=120)
     assert done.returncode == 3 and preforked._servers == servers

@@ -8,8 +8,6 @@ those of ``python -m lm_eval --model hf … --include_path …``.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import pytest
 from backend.tracks.evalita.data import prepare_include_path
 from leaderboard.tracks.evalita.definition import harness_index
 from tests.backend.conftest import REPO_ROOT, worker_env
+from tests.support import preforked
 from tests.support.tiny_model import TinyModel
 
 pytestmark = pytest.mark.slow
@@ -37,8 +36,7 @@ MAX_GEN = 8
 def _cli_run(
     tiny_model: TinyModel, include_path: Path, out: Path, datasets_cache: Path
 ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    cmd = [
-        sys.executable, "-m", "lm_eval",
+    arguments = [
         "--model", "hf",
         "--model_args", f"pretrained={tiny_model.folder},dtype=float32",
         "--tasks", ",".join(TASKS),
@@ -52,7 +50,9 @@ def _cli_run(
         "--output_path", str(out),
     ]  # fmt: skip
     env = worker_env(tiny_model.cache_dir, datasets_cache, out / "unused")
-    done = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    # `python -m lm_eval …` in a process of its own; forked from an interpreter that imported
+    # lm-eval and nothing of this repository (tests/support/preforked.py): lm-eval as shipped.
+    done = preforked.run_module("lm_eval", arguments, env=env, cwd=REPO_ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     [results_file] = out.rglob("results_*.json")
     samples = {

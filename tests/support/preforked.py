@@ -51,7 +51,7 @@ RUN_TIME_PREFIX = "EVALITA_"
 RUN_TIME = frozenset({"PYTEST_CURRENT_TEST"})
 SWITCH = "EVALITA_TESTS_PREFORK"
 #: Servers kept per test process (each holds some 540 MB); the least recently used one goes first.
-MAX_SERVERS = 2
+MAX_SERVERS = 3
 _POLL_S = 0.02
 
 _servers: dict[tuple[tuple[str, str], ...], subprocess.Popen[str]] = {}

@@ -38,13 +38,17 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``python app.py`` on a free port, over a store built by :func:`tests.ui.store.build_store`."""
     root = tmp_path_factory.mktemp("ui-app")
     data, cache = build_store(root)
-    with serve_app(root, data, cache) as app:
+    # The new results test waits for the timer: 3 s, not a minute.
+    with serve_app(root, data, cache, refresh_s=3) as app:
         yield app
 
 
 @contextmanager
-def serve_app(root: Path, data: Path, cache: Path) -> Iterator[Served]:
-    """``python app.py`` on a free port over the store ``data`` (and hub cache ``cache``), logging to ``root``."""
+def serve_app(root: Path, data: Path, cache: Path, *, refresh_s: float = 60.0) -> Iterator[Served]:
+    """``python app.py`` on a free port over the store ``data`` (and hub cache ``cache``), logging to ``root``.
+
+    ``refresh_s``: the page's timer (``EVALITA_REFRESH_S``), which re-reads the store on every open
+    page; the app's default unless a test waits for new results to appear."""
     port = _free_port()
     env = {
         **os.environ,
@@ -55,7 +59,7 @@ def serve_app(root: Path, data: Path, cache: Path) -> Iterator[Served]:
         "GRADIO_SERVER_PORT": str(port),
         "GRADIO_ANALYTICS_ENABLED": "False",
         "HF_HUB_DISABLE_TELEMETRY": "1",
-        "EVALITA_REFRESH_S": "3",
+        "EVALITA_REFRESH_S": str(refresh_s),
     }
     log = root / "app.log"
     with log.open("wb") as out:
