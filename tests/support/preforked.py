@@ -14,10 +14,10 @@ a server serves only commands whose environment equals its own but for the ``EVA
 variables, which this repository reads at run time; another environment gets a server of its
 own.
 
-A test that signals its process (a kill, a SIGTERM) or runs two at once starts a real one with
-``subprocess.Popen``; one command line of each entry point is still run as a fresh interpreter
-(the CLI tests).  ``EVALITA_TESTS_PREFORK=0`` turns the fork server off: every command a fresh
-interpreter.
+A test that signals its process (a kill, a SIGTERM) or runs two at once starts a fresh
+interpreter with ``subprocess.Popen``, so the worker's own start-up stays exercised (as do
+``backend install-embedded``, ``backend slurm`` and the rescore dry run, never forked).
+``EVALITA_TESTS_PREFORK=0`` turns the fork server off: every command a fresh interpreter.
 """
 
 from __future__ import annotations
