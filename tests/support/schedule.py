@@ -21,8 +21,8 @@ Item = TypeVar("Item")
 
 #: Test files that take longest on one worker (seconds), longest first: the junit times of one whole
 #: ``-n 2`` run from a clean clone on 2026-11-28 (stop 33, the shared 2-core machine, quiet: pytest
-#: 7 min 1 s; the fast-path parity file's bootstrap cut since, some 6 s).  Relative values only
-#: matter.  Re-measure with ``scripts/test.sh --durations=0 --junitxml=FILE`` (``-v`` shows which
+#: 7 min 1 s; the fast-path parity file's bootstrap cut since, some 6 s; with them the two workers
+#: ended 0.2–1.5 s apart in the stop's last three runs).  Relative values only matter.  Re-measure with ``scripts/test.sh --durations=0 --junitxml=FILE`` (``-v`` shows which
 #: worker ran what) when a file grows, and list any file that takes more than a few seconds.
 HEAVY_FILES: Mapping[str, float] = {
     "tests/ui/test_browser.py": 82,
