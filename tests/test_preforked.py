@@ -25,10 +25,6 @@ def worker(tiny_model: TinyModel, datasets_cache: Path) -> dict[str, str]:  # no
     return worker_env(tiny_model.cache_dir, datasets_cache, Path("/unused"))
 
 
-def _env(base: dict[str, str], **extra: str) -> dict[str, str]:
-    return {**base, **extra}
-
-
 def _fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", PROBE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
@@ -39,7 +35,7 @@ def _fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Comple
 def test_a_forked_command_sees_and_answers_what_a_fresh_interpreter_does(
     worker: dict[str, str], tmp_path: Path, args: list[str]
 ) -> None:
-    env = _env(worker, EVALITA_DATA_DIR=str(tmp_path / "data"))
+    env = worker | {"EVALITA_DATA_DIR": str(tmp_path / "data")}
     forked = preforked.run_module(PROBE, args, env=env, cwd=REPO, timeout=120)
     fresh = _fresh(args, env, REPO)
 
@@ -56,18 +52,18 @@ def test_a_forked_command_sees_and_answers_what_a_fresh_interpreter_does(
 def test_a_run_time_variable_changes_without_a_new_server_and_an_import_time_one_gets_its_own(
     worker: dict[str, str], tmp_path: Path
 ) -> None:
-    first = preforked.run_module(PROBE, [], env=_env(worker, EVALITA_DATA_DIR="/a"), cwd=REPO, timeout=120)
+    first = preforked.run_module(PROBE, [], env=worker | {"EVALITA_DATA_DIR": "/a"}, cwd=REPO, timeout=120)
     servers = len(preforked._servers)
-    again = preforked.run_module(PROBE, [], env=_env(worker, EVALITA_DATA_DIR="/b"), cwd=REPO, timeout=120)
+    again = preforked.run_module(PROBE, [], env=worker | {"EVALITA_DATA_DIR": "/b"}, cwd=REPO, timeout=120)
     assert len(preforked._servers) == servers
     assert json.loads(first.stdout)["env"]["EVALITA_DATA_DIR"] == "/a"
     assert json.loads(again.stdout)["env"]["EVALITA_DATA_DIR"] == "/b"
 
     other = tmp_path / "other-hub"
-    moved = preforked.run_module(PROBE, [], env=_env(worker, HF_HUB_CACHE=str(other)), cwd=REPO, timeout=120)
+    moved = preforked.run_module(PROBE, [], env=worker | {"HF_HUB_CACHE": str(other)}, cwd=REPO, timeout=120)
     assert len(preforked._servers) == min(servers + 1, preforked.MAX_SERVERS)
     assert list(preforked._servers)[-1] == tuple(
-        sorted(preforked._import_time(_env(worker, HF_HUB_CACHE=str(other))).items())
+        sorted(preforked._import_time(worker | {"HF_HUB_CACHE": str(other)}).items())
     )
     # Read by huggingface_hub when the server imported it: each command's own value.
     assert json.loads(moved.stdout)["hub_cache"] == str(other)

@@ -19,11 +19,9 @@ HARNESS_TASK = "evalita-mp_te_prompt-1"  # one prompt of the recipe's tasks: no 
 
 
 def _here(command: list[str]) -> list[str]:
-    """``python``/``lm_eval`` of a recipe line as this environment's."""
-    if command[0] == "python":
-        return [sys.executable, *command[1:]]
-    assert command[:2] == ["lm_eval", "run"]
-    return [sys.executable, "-m", "lm_eval", *command[1:]]
+    """A recipe's ``python …`` line with this environment's interpreter."""
+    assert command[0] == "python"
+    return [sys.executable, *command[1:]]
 
 
 @pytest.mark.slow
@@ -41,7 +39,7 @@ def test_the_recipes_lm_eval_command_runs_the_same_items_with_the_same_answers(
         _here(shlex.split(recipe.setup)), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert setup.returncode == 0, setup.stderr[-3000:]
-    # The recipe's `lm_eval run …` as `python -m lm_eval run …` (as `_here` would), forked from an
+    # The recipe's `lm_eval run …` as `python -m lm_eval run …`, forked from an
     # interpreter that imported lm-eval and nothing of this repository (tests/support/preforked.py).
     done = preforked.run_module("lm_eval", ["run", *args], env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

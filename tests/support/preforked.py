@@ -82,15 +82,11 @@ def run_module(
         }
         pid = _submit(job, env, cwd)
         status = folder / "status"
-        deadline = time.monotonic() + timeout
-        while not status.is_file():
-            if time.monotonic() > deadline:
-                _kill(pid)
-                _wait_for(status, 30)
-                raise subprocess.TimeoutExpired(
-                    argv, timeout, _read(folder / "stdout"), _read(folder / "stderr")
-                )
-            time.sleep(_POLL_S)
+        _wait_for(status, timeout)
+        if not status.is_file():
+            _kill(pid)
+            _wait_for(status, 30)  # the server reaps it and writes its status
+            raise subprocess.TimeoutExpired(argv, timeout, _read(folder / "stdout"), _read(folder / "stderr"))
         code = int(status.read_text())
         return subprocess.CompletedProcess(argv, code, _read(folder / "stdout"), _read(folder / "stderr"))
 
